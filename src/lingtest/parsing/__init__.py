@@ -1,0 +1,17 @@
+"""Parsing backends (a registry). A parser takes pre-tokenised sentences and returns
+:class:`~lingtest.data.Sentence` objects with POS, lemma, dependencies, NER and a constituency
+tree filled in."""
+
+from lingtest.registry import Registry
+
+PARSERS: Registry = Registry("parser")
+PARSERS.register_lazy("spacy", "lingtest.parsing.spacy_backend:SpacyParser")
+PARSERS.register_lazy("stanza", "lingtest.parsing.stanza_backend:StanzaParser")
+
+
+def get_parser(name: str, **options):
+    """Instantiate the parser registered as ``name`` with its config options."""
+    return PARSERS.get(name)(**options)
+
+
+__all__ = ["PARSERS", "get_parser"]

@@ -1,0 +1,39 @@
+"""Readers: one function per file format, turning files into the shared data model.
+
+Each reader is ``read(path, **options) -> Iterator[record]`` where a record is a
+:class:`~lingtest.data.Document` (or :class:`~lingtest.data.ContrastiveExample` for translation
+sets). Readers raise :class:`~lingtest.errors.InputError` naming file, line and field.
+A dataset config names its reader by the key below (``format: ontogum``), so any corpus in a
+supported format is used by configuration alone.
+"""
+
+from lingtest.registry import Registry
+
+READERS: Registry = Registry("reader")
+
+# coreference formats
+READERS.register_lazy("conll2012", "lingtest.readers.conll_coref:read_conll2012")
+READERS.register_lazy("ontogum", "lingtest.readers.conll_coref:read_ontogum")
+READERS.register_lazy("conll_coref", "lingtest.readers.conll_coref:read_conll_coref")
+READERS.register_lazy("jsonlines", "lingtest.readers.conll_coref:read_jsonlines")
+# NER
+READERS.register_lazy("conll2003", "lingtest.readers.conll2003:read_conll2003")
+# sentiment
+READERS.register_lazy("sst_ptb", "lingtest.readers.sst:read_sst_ptb")
+READERS.register_lazy("sst_lines", "lingtest.readers.sst:read_sst_lines")
+# hate speech
+READERS.register_lazy("hatexplain_json", "lingtest.readers.hatexplain:read_hatexplain_json")
+READERS.register_lazy("hatexplain_csv", "lingtest.readers.hatexplain:read_hatexplain_csv")
+READERS.register_lazy("hatecheck", "lingtest.readers.hatecheck:read_hatecheck")
+# translation
+READERS.register_lazy("contrapro_json", "lingtest.readers.contrapro:read_contrapro_json")
+READERS.register_lazy("contrapro_grouped", "lingtest.readers.contrapro:read_contrapro_grouped")
+READERS.register_lazy("contracat", "lingtest.readers.contracat:read_contracat")
+# capability suites
+READERS.register_lazy("checklist", "lingtest.readers.checklist:read_checklist")
+# treebanks
+READERS.register_lazy("ptb", "lingtest.readers.treebank:read_ptb")
+READERS.register_lazy("conllu", "lingtest.readers.treebank:read_conllu")
+READERS.register_lazy("ptb_sample", "lingtest.readers.treebank:read_ptb_sample")
+
+__all__ = ["READERS"]

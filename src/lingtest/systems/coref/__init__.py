@@ -1,0 +1,1 @@
+"""Coreference systems under test."""
