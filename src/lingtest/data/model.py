@@ -216,16 +216,15 @@ class Tree:
         return tree
 
 
-_LEAF_ESCAPES = {"(": "-LRB-", ")": "-RRB-"}
-_LEAF_UNESCAPES = {"-LRB-": "(", "-RRB-": ")"}
-
-
 def _escape_leaf(w: str) -> str:
-    return _LEAF_ESCAPES.get(w, w.replace(" ", "_")) if w else "_"
+    """Brackets become -LRB-/-RRB- (PTB convention), spaces underscores."""
+    if not w:
+        return "_"
+    return w.replace("(", "-LRB-").replace(")", "-RRB-").replace(" ", "_")
 
 
 def _unescape_leaf(w: str) -> str:
-    return _LEAF_UNESCAPES.get(w, w)
+    return w.replace("-LRB-", "(").replace("-RRB-", ")")
 
 
 def _tokenize_brackets(s: str) -> list[str]:

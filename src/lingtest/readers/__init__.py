@@ -37,3 +37,7 @@ READERS.register_lazy("conllu", "lingtest.readers.treebank:read_conllu")
 READERS.register_lazy("ptb_sample", "lingtest.readers.treebank:read_ptb_sample")
 
 __all__ = ["READERS"]
+
+# canonical hub copies saved by the download stage (datasets.save_to_disk folders)
+READERS.register_lazy("hf_conll2012", "lingtest.readers.hf:read_hf_conll2012")
+READERS.register_lazy("hf_conll2003", "lingtest.readers.hf:read_hf_conll2003")

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Set up (idempotent) and run the whole test suite, end-to-end tests included when the data mirror
+# (../shared/data) is present. Extra arguments go to pytest, e.g. `bash scripts/test.sh -m "not e2e"`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+export LINGTEST_NO_PROGRESS=1
+exec .venv/bin/python -m pytest -q -p no:cacheprovider "$@"

@@ -1,0 +1,243 @@
+"""Adapted Lesk word sense disambiguation (Banerjee & Pedersen, 2002) over NLTK's WordNet.
+
+Chai et al. (2021) replace a mention word by a synonym, hyponym or hypernym only through the
+WordNet sense that this algorithm picks for the word in its sentence, so the substitute does not
+drift to another meaning ("bank" of a river never becomes a "depository").
+
+Algorithm, as implemented here:
+
+* **Extended gloss.** For a synset ``s`` and each relation ``r`` in :attr:`AdaptedLesk.relations`
+  (``self``, hypernyms, hyponyms, part/member/substance meronyms and holonyms, attributes,
+  also-sees, similar-tos), the *gloss of r(s)* is the concatenation of the glosses (definition
+  plus example sentences, lower-cased and tokenised) of all synsets ``r(s)``. Glosses are
+  separated by boundary markers so that no phrase spans two glosses.
+* **Overlap score** of two glosses (:func:`overlap_score`): repeatedly take the longest common
+  contiguous phrase, add the square of its length, and mask it on both sides, until nothing is
+  shared. Phrases made only of function words score nothing.
+* **Relatedness** of two synsets: the sum of overlap scores over all pairs of relations
+  ``(r1, r2)`` -- gloss of ``r1(s1)`` against gloss of ``r2(s2)`` (B&P's reflexive relation pairs).
+* **Disambiguation** of the target word: context words are up to ``window`` content words with a
+  WordNet entry on each side of the target in its sentence. Each candidate sense ``s`` of the
+  target gets ``sum over context words c of max over senses s' of c of relatedness(s, s')``
+  (the "local" scheme of Patwardhan, Banerjee & Pedersen 2003, which avoids B&P's exponential
+  enumeration of sense combinations). The best-scoring sense wins; ties go to the earlier (more
+  frequent) WordNet sense. When every score is zero the most frequent sense is returned
+  (``fallback="mfs"``) or ``None`` (``fallback="none"``: no substitution without evidence).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from difflib import SequenceMatcher
+from functools import lru_cache
+from typing import Any
+
+from lingtest.errors import MissingResourceError
+
+_TOKEN = re.compile(r"[a-z0-9]+(?:['-][a-z0-9]+)*")
+
+DEFAULT_RELATIONS: tuple[str, ...] = (
+    "self", "hypernyms", "hyponyms", "instance_hypernyms", "instance_hyponyms",
+    "part_meronyms", "member_meronyms", "substance_meronyms",
+    "part_holonyms", "member_holonyms", "substance_holonyms",
+    "attributes", "also_sees", "similar_tos",
+)
+
+_UPOS_TO_WN = {"NOUN": "n", "PROPN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
+
+
+def wordnet_pos(upos: str | None = None, tag: str | None = None) -> str | None:
+    """WordNet POS letter (``n v a r``) from a UPOS or PTB tag; ``None`` when unknown/closed class."""
+    if upos:
+        return _UPOS_TO_WN.get(upos)
+    if tag:
+        if tag.startswith("NN"):
+            return "n"
+        if tag.startswith("VB") or tag == "MD":
+            return "v" if tag.startswith("VB") else None
+        if tag.startswith("JJ"):
+            return "a"
+        if tag.startswith("RB"):
+            return "r"
+    return None
+
+
+def stopwords() -> frozenset[str]:
+    """English function words (spaCy's list; importing it loads no model)."""
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    return frozenset(STOP_WORDS)
+
+
+def load_wordnet() -> Any:
+    """NLTK's WordNet reader, via ``lingtest.resources.wordnet.ensure_wordnet`` when available.
+
+    Falls back to ``nltk.corpus.wordnet`` with ``NLTK_DATA`` pointing at lingtest's data folder.
+    """
+    try:
+        from lingtest.resources.wordnet import ensure_wordnet  # type: ignore[import-not-found]
+    except ImportError:
+        ensure_wordnet = None
+    if ensure_wordnet is not None:
+        return ensure_wordnet()
+    from lingtest.paths import nltk_data_dir
+
+    os.environ.setdefault("NLTK_DATA", str(nltk_data_dir()))
+    import nltk
+
+    if str(nltk_data_dir()) not in nltk.data.path:
+        nltk.data.path.insert(0, str(nltk_data_dir()))
+    from nltk.corpus import wordnet as wn
+
+    try:
+        wn.ensure_loaded()
+    except LookupError as exc:
+        raise MissingResourceError(
+            f"WordNet 3.0 for NLTK not found under {nltk_data_dir()}: run scripts/setup.sh or "
+            "`python -m nltk.downloader -d ~/.cache/lingtest/nltk_data wordnet`"
+        ) from exc
+    return wn
+
+
+def tokenize_gloss(text: str) -> tuple[str, ...]:
+    return tuple(_TOKEN.findall(text.lower()))
+
+
+def overlap_score(a: Sequence[str | None], b: Sequence[str | None],
+                  function_words: frozenset[str] = frozenset()) -> int:
+    """Banerjee & Pedersen's phrasal overlap: sum of squared lengths of maximal shared phrases.
+
+    ``None`` entries are gloss boundaries and never match. The longest shared phrase is found,
+    scored (unless it is made only of ``function_words``), masked on both sides, and the search
+    repeats. Example: ``"the bank of a river"`` vs ``"sloping bank of a river"`` share
+    ``"bank of a river"`` -> 16.
+    """
+    content = {t for t in a if t is not None and t not in function_words}
+    if not content or content.isdisjoint(b):
+        return 0
+    # unique objects never compare equal: they mask boundaries and already used words
+    sa: list[Any] = [t if t is not None else object() for t in a]
+    sb: list[Any] = [t if t is not None else object() for t in b]
+    score = 0
+    while True:
+        sm = SequenceMatcher(None, sa, sb, autojunk=False)
+        i, j, n = sm.find_longest_match(0, len(sa), 0, len(sb))
+        if n == 0:
+            return score
+        phrase = sa[i:i + n]
+        if any(t not in function_words for t in phrase):
+            score += n * n
+        for k in range(n):
+            sa[i + k] = object()
+            sb[j + k] = object()
+
+
+class AdaptedLesk:
+    """Adapted Lesk disambiguator; see the module docstring for the exact algorithm.
+
+    ``wordnet`` defaults to :func:`load_wordnet`. Results are cached per instance (relatedness
+    per synset pair, extended glosses per synset), so one instance should serve a whole corpus.
+    """
+
+    def __init__(self, wordnet: Any | None = None, window: int = 2,
+                 relations: Sequence[str] = DEFAULT_RELATIONS, fallback: str = "mfs",
+                 function_words: frozenset[str] | None = None) -> None:
+        if fallback not in ("mfs", "none"):
+            raise ValueError(f"fallback must be 'mfs' or 'none', got {fallback!r}")
+        self.wn = wordnet if wordnet is not None else load_wordnet()
+        self.window = int(window)
+        self.relations = tuple(relations)
+        self.fallback = fallback
+        self.function_words = function_words if function_words is not None else stopwords()
+        self._ext = lru_cache(maxsize=200_000)(self._extended_gloss)
+        self._rel = lru_cache(maxsize=1_000_000)(self._relatedness)
+
+    # ---- glosses --------------------------------------------------------------------------
+    def _gloss(self, synset: Any) -> tuple[str, ...]:
+        text = synset.definition() + " ; " + " ; ".join(synset.examples())
+        return tokenize_gloss(text)
+
+    def _related(self, synset: Any, relation: str) -> list[Any]:
+        if relation == "self":
+            return [synset]
+        fn = getattr(synset, relation, None)
+        return list(fn()) if fn is not None else []
+
+    def _extended_gloss(self, synset: Any) -> tuple[tuple[str | None, ...], ...]:
+        out = []
+        for rel in self.relations:
+            seq: list[str | None] = []
+            for s in self._related(synset, rel):
+                seq.extend(self._gloss(s))
+                seq.append(None)
+            out.append(tuple(seq))
+        return tuple(out)
+
+    def extended_gloss(self, synset: Any) -> dict[str, tuple[str | None, ...]]:
+        """Relation name -> concatenated gloss tokens (``None`` marks gloss boundaries)."""
+        return dict(zip(self.relations, self._ext(synset), strict=True))
+
+    # ---- relatedness ----------------------------------------------------------------------
+    def _relatedness(self, n1: str, n2: str) -> int:
+        e1 = self._ext(self.wn.synset(n1))
+        e2 = self._ext(self.wn.synset(n2))
+        return sum(overlap_score(g1, g2, self.function_words) for g1 in e1 if g1 for g2 in e2 if g2)
+
+    def relatedness(self, s1: Any, s2: Any) -> int:
+        """Extended gloss overlap of two synsets (symmetric)."""
+        a, b = sorted((s1.name(), s2.name()))
+        return self._rel(a, b)
+
+    # ---- disambiguation -------------------------------------------------------------------
+    def senses(self, word: str, pos: str | None = None) -> list[Any]:
+        """WordNet synsets of ``word`` (morphy-normalised), restricted to ``pos`` when given."""
+        w = word.lower()
+        if pos == "a":
+            return list(self.wn.synsets(w, "a")) + [s for s in self.wn.synsets(w, "s")]
+        return list(self.wn.synsets(w, pos)) if pos else list(self.wn.synsets(w))
+
+    def context_indices(self, words: Sequence[str], index: int,
+                        pos: Sequence[str | None] | None = None) -> list[int]:
+        """Up to ``window`` content words with WordNet senses on each side of ``index``."""
+
+        def ok(i: int) -> bool:
+            w = words[i]
+            if not any(c.isalpha() for c in w) or w.lower() in self.function_words:
+                return False
+            return bool(self.senses(w, pos[i] if pos else None))
+
+        left = [i for i in range(index - 1, -1, -1) if ok(i)][: self.window]
+        right = [i for i in range(index + 1, len(words)) if ok(i)][: self.window]
+        return sorted(left + right)
+
+    def scores(self, words: Sequence[str], index: int, pos: Sequence[str | None] | None = None) -> list[tuple[Any, int]]:
+        """(candidate sense, score) for the word at ``index``, in WordNet sense order.
+
+        ``pos`` are WordNet POS letters (or ``None``) per word, used to restrict senses.
+        """
+        target = self.senses(words[index], pos[index] if pos else None)
+        ctx = [self.senses(words[i], pos[i] if pos else None) for i in self.context_indices(words, index, pos)]
+        out = []
+        for s in target:
+            total = 0
+            for senses in ctx:
+                total += max((self.relatedness(s, c) for c in senses), default=0)
+            out.append((s, total))
+        return out
+
+    def disambiguate(self, words: Sequence[str], index: int,
+                     pos: Sequence[str | None] | None = None) -> Any | None:
+        """The chosen synset of ``words[index]`` or ``None`` (no senses, or no evidence with
+        ``fallback="none"``)."""
+        scored = self.scores(words, index, pos)
+        if not scored:
+            return None
+        best, best_score = scored[0]
+        for s, sc in scored[1:]:
+            if sc > best_score:
+                best, best_score = s, sc
+        if best_score == 0 and self.fallback == "none":
+            return None
+        return best

@@ -1,0 +1,54 @@
+"""Config composition: the same Hydra composition DVC runs for ``dvc exp run -S ...``, so that
+``params.yaml`` is always exactly what ``conf/`` says."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from lingtest.paths import project_root
+
+
+def compose(overrides: Sequence[str] = (), conf_dir: Path | None = None, config_name: str = "config") -> Any:
+    """Compose ``conf/`` with Hydra overrides; returns a resolved ``DictConfig``."""
+    from hydra import compose as hydra_compose
+    from hydra import initialize_config_dir
+    from omegaconf import OmegaConf
+
+    conf_dir = (conf_dir or project_root() / "conf").resolve()
+    with initialize_config_dir(str(conf_dir), version_base=None):
+        cfg = hydra_compose(config_name=config_name, overrides=list(overrides))
+    OmegaConf.resolve(cfg)
+    return cfg
+
+
+def compose_yaml(overrides: Sequence[str] = (), conf_dir: Path | None = None) -> str:
+    """The text DVC writes to params.yaml for these overrides."""
+    from omegaconf import OmegaConf
+
+    return OmegaConf.to_yaml(compose(overrides, conf_dir))
+
+
+def write_params(path: Path | None = None, overrides: Sequence[str] = (), conf_dir: Path | None = None) -> Path:
+    from lingtest.data.io import atomic_open
+
+    path = path or project_root() / "params.yaml"
+    with atomic_open(path) as fh:
+        fh.write(compose_yaml(overrides, conf_dir))
+    return path
+
+
+def load_params(path: Path | None = None, overrides: Sequence[str] = ()) -> Any:
+    """Load params.yaml (what DVC stages see) and apply ``key=value`` dot-list overrides."""
+    from omegaconf import OmegaConf
+
+    from lingtest.errors import MissingResourceError
+
+    path = path or project_root() / "params.yaml"
+    if not path.exists():
+        raise MissingResourceError(f"{path} not found: run `lingtest config compose` to write it from conf/")
+    cfg = OmegaConf.load(path)
+    if overrides:
+        cfg = OmegaConf.merge(cfg, OmegaConf.from_dotlist(list(overrides)))
+    return cfg

@@ -1,0 +1,24 @@
+"""Candidate proposers: one module per source of replacement words.
+
+A proposer is an object with ``name`` and
+``propose(sentence: Sentence, positions: Sequence[int]) -> dict[int, list[Candidate]]``
+(batched over the positions of one sentence). Offline defaults: ``wordnet`` (synonyms and
+antonyms) and ``vectors`` (spaCy md word-vector neighbours). ``masked_lm`` needs the hub.
+:class:`~lingtest.crest.candidates.rank.LMRanker` re-ranks and filters them with a language model.
+"""
+
+from lingtest.crest.candidates.base import Candidate, Proposer, merge_candidates
+from lingtest.registry import Registry
+
+PROPOSERS: Registry = Registry("candidate proposer")
+PROPOSERS.register_lazy("wordnet", "lingtest.crest.candidates.wordnet:WordNetProposer")
+PROPOSERS.register_lazy("vectors", "lingtest.crest.candidates.vectors:VectorProposer")
+PROPOSERS.register_lazy("masked_lm", "lingtest.crest.candidates.masked_lm:MaskedLMProposer")
+
+
+def get_proposer(name: str, **options) -> Proposer:
+    """Instantiate the proposer registered as ``name`` with its config options."""
+    return PROPOSERS.get(name)(**options)
+
+
+__all__ = ["PROPOSERS", "Candidate", "Proposer", "get_proposer", "merge_candidates"]

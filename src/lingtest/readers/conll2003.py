@@ -1,0 +1,262 @@
+"""CoNLL-2003 NER reader (file format and the Hugging Face ``conll2003`` records).
+
+The file format has one token per line with four space-separated columns ``word POS chunk NER``;
+blank lines separate sentences and ``-DOCSTART- -X- -X- O`` lines start documents. The NER
+column is written either in IOB1 (the original 2003 release: an entity starts with ``I-`` and
+``B-`` only separates two adjacent entities of the same type) or IOB2 (every entity starts with
+``B-``; the form most copies, including Hugging Face's, use). Both are read and converted to
+IOB2 in :attr:`Token.ent`; entity spans also go to :attr:`Document.entities` (document-level,
+exclusive end). The POS column goes to :attr:`Token.tag` (PTB tags) and the chunk column to
+``Sentence.meta["chunk"]``.
+
+One :class:`Document` is yielded per ``-DOCSTART-`` document (sentences before the first
+``-DOCSTART-``, or a whole file without any, form one document). Ids are positional and so
+stable for a given file: ``<prefix>-<doc index:04d>``, sentences ``<doc id>-s<index>``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from lingtest.data.model import Document, Entity, Sentence, Token
+from lingtest.errors import InputError
+
+_TAG_RE = re.compile(r"^(?:O|[BI]-[^\s-][^\s]*)$")
+SCHEMES = ("auto", "iob1", "iob2")
+
+
+# --------------------------------------------------------------------------------------------
+# small shared helper: decode a text file line by line so a bad byte is reported with its line
+# --------------------------------------------------------------------------------------------
+def read_lines(path: str | Path, encoding: str = "utf-8") -> list[str]:
+    """All lines of ``path`` (newlines kept), decoded strictly.
+
+    Unlike ``open(...).read()`` a decoding error names the 1-based line at fault. A UTF-8 byte
+    order mark at the start is dropped.
+    """
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise InputError("file not found", path=path) from None
+    except IsADirectoryError:
+        raise InputError("expected a file, found a directory", path=path) from None
+    out: list[str] = []
+    for lineno, bline in enumerate(raw.splitlines(keepends=True), start=1):
+        try:
+            line = bline.decode(encoding)
+        except UnicodeDecodeError as exc:
+            raise InputError(f"cannot decode as {encoding} (byte {exc.start} of the line)", path=path,
+                             line=lineno) from None
+        if lineno == 1 and line.startswith("\ufeff"):
+            line = line[1:]
+        out.append(line)
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# IOB handling (pure functions)
+# --------------------------------------------------------------------------------------------
+def _split_tag(tag: str) -> tuple[str, str | None]:
+    return ("O", None) if tag == "O" else (tag[0], tag[2:])
+
+
+def starts_with_inside(tags: Sequence[str]) -> int | None:
+    """Index of the first ``I-X`` tag that opens an entity (previous tag neither ``B-X`` nor
+    ``I-X``), or ``None``. Such a tag is legal IOB1 but illegal IOB2."""
+    prev_type: str | None = None
+    for i, tag in enumerate(tags):
+        prefix, typ = _split_tag(tag)
+        if prefix == "I" and typ != prev_type:
+            return i
+        prev_type = typ
+    return None
+
+
+def detect_scheme(sentences: Iterable[Sequence[str]]) -> str:
+    """``"iob1"`` when some entity starts with ``I-`` in any sentence, else ``"iob2"``."""
+    for tags in sentences:
+        if starts_with_inside(tags) is not None:
+            return "iob1"
+    return "iob2"
+
+
+def iob1_to_iob2(tags: Sequence[str]) -> list[str]:
+    """Convert IOB1 tags to IOB2: an ``I-X`` that opens an entity becomes ``B-X``.
+
+    ``B-X`` keeps its meaning (start of an entity right after another ``X``). IOB2 input is
+    returned unchanged, so the function is idempotent.
+    """
+    out: list[str] = []
+    prev_type: str | None = None
+    for tag in tags:
+        prefix, typ = _split_tag(tag)
+        if prefix == "I" and typ != prev_type:
+            out.append(f"B-{typ}")
+        else:
+            out.append(tag)
+        prev_type = typ
+    return out
+
+
+def iob2_spans(tags: Sequence[str]) -> list[tuple[int, int, str]]:
+    """Entity spans ``(start, end, type)`` (exclusive end) from IOB2 tags."""
+    spans: list[tuple[int, int, str]] = []
+    start: int | None = None
+    cur: str | None = None
+    for i, tag in enumerate([*tags, "O"]):
+        prefix, typ = _split_tag(tag)
+        if cur is not None and (prefix != "I" or typ != cur):
+            spans.append((start, i, cur))  # type: ignore[arg-type]
+            start, cur = None, None
+        if prefix == "B" or (prefix == "I" and cur is None):
+            start, cur = i, typ
+    return spans
+
+
+# --------------------------------------------------------------------------------------------
+# file reader
+# --------------------------------------------------------------------------------------------
+class _RawSentence:
+    __slots__ = ("rows", "linenos")
+
+    def __init__(self) -> None:
+        self.rows: list[list[str]] = []
+        self.linenos: list[int] = []
+
+
+def _parse_file(path: Path, encoding: str) -> list[list[_RawSentence]]:
+    """Group lines into documents of sentences of rows; checks column counts and tags."""
+    docs: list[list[_RawSentence]] = [[]]
+    cur = _RawSentence()
+    ncols: int | None = None
+    first_row_line = 0
+
+    def close_sentence() -> None:
+        nonlocal cur
+        if cur.rows:
+            docs[-1].append(cur)
+        cur = _RawSentence()
+
+    for lineno, line in enumerate(read_lines(path, encoding), start=1):
+        cols = line.split()
+        if not cols:
+            close_sentence()
+            continue
+        if cols[0] == "-DOCSTART-":
+            close_sentence()
+            if docs[-1]:
+                docs.append([])
+            continue
+        if ncols is None:
+            if len(cols) < 2:
+                raise InputError("expected at least 2 columns (word ... NER tag), found 1", path=path,
+                                 line=lineno)
+            ncols, first_row_line = len(cols), lineno
+        elif len(cols) != ncols:
+            raise InputError(f"expected {ncols} columns (as on line {first_row_line}), found {len(cols)}",
+                             path=path, line=lineno)
+        if not _TAG_RE.match(cols[-1]):
+            raise InputError(f"invalid NER tag {cols[-1]!r} (expected O, B-TYPE or I-TYPE)", path=path,
+                             line=lineno, field="ner")
+        cur.rows.append(cols)
+        cur.linenos.append(lineno)
+    close_sentence()
+    return [d for d in docs if d]
+
+
+def read_conll2003(path: str | Path, *, scheme: str = "auto", split: str | None = None,
+                   id_prefix: str | None = None, encoding: str = "utf-8") -> Iterator[Document]:
+    """Read a CoNLL-2003 NER file; yield one :class:`Document` per ``-DOCSTART-`` document.
+
+    ``scheme`` is the tagging scheme of the NER column: ``"iob1"``, ``"iob2"`` (an entity that
+    starts with ``I-`` is then an error) or ``"auto"`` (IOB1 when any entity in the file starts
+    with ``I-``, else IOB2). Tags are stored as IOB2 either way. ``split`` is copied onto
+    every document; ``id_prefix`` defaults to the file stem (``train``, ``valid``...).
+    Columns: ``word POS chunk NER`` (4), ``word POS NER`` (3) or ``word NER`` (2).
+    """
+    if scheme not in SCHEMES:
+        raise ValueError(f"scheme must be one of {SCHEMES}, got {scheme!r}")
+    path = Path(path)
+    docs = _parse_file(path, encoding)
+    if scheme == "auto":
+        scheme = detect_scheme([row[-1] for row in s.rows] for d in docs for s in d)
+    prefix = id_prefix if id_prefix is not None else path.stem
+    for di, raw_doc in enumerate(docs):
+        doc_id = f"{prefix}-{di:04d}"
+        sentences: list[Sentence] = []
+        entities: list[Entity] = []
+        offset = 0
+        for si, raw in enumerate(raw_doc):
+            tags = [row[-1] for row in raw.rows]
+            if scheme == "iob2":
+                bad = starts_with_inside(tags)
+                if bad is not None:
+                    raise InputError(f"tag {tags[bad]!r} opens an entity, which IOB2 does not allow "
+                                     "(read with scheme='iob1' or 'auto')", path=path, line=raw.linenos[bad],
+                                     field="ner")
+            else:
+                tags = iob1_to_iob2(tags)
+            ncols = len(raw.rows[0])
+            tokens = [Token(text=row[0], tag=row[1] if ncols >= 3 else None, ent=tag)
+                      for row, tag in zip(raw.rows, tags)]
+            meta: dict[str, Any] = {}
+            if ncols >= 4:
+                meta["chunk"] = [row[2] for row in raw.rows]
+            sentences.append(Sentence(tokens=tokens, id=f"{doc_id}-s{si}", meta=meta))
+            entities.extend(Entity(offset + s, offset + e, t) for s, e, t in iob2_spans(tags))
+            offset += len(tokens)
+        yield Document(id=doc_id, sentences=sentences, entities=entities, split=split,
+                       meta={"source": str(path.name), "scheme_in": scheme})
+
+
+# --------------------------------------------------------------------------------------------
+# Hugging Face ``conll2003`` records
+# --------------------------------------------------------------------------------------------
+HF_NER_NAMES = ("O", "B-PER", "I-PER", "B-ORG", "I-ORG", "B-LOC", "I-LOC", "B-MISC", "I-MISC")
+
+
+def from_hf_conll2003(records: Iterable[Mapping[str, Any]], label_names: Sequence[str] = HF_NER_NAMES, *,
+                      pos_names: Sequence[str] | None = None, split: str | None = None,
+                      id_prefix: str = "hf") -> Iterator[Document]:
+    """Convert Hugging Face ``conll2003`` rows (``id``, ``tokens``, ``ner_tags`` as ints, optional
+    ``pos_tags``) to one single-sentence :class:`Document` each.
+
+    ``label_names`` maps NER ints to tags (``dataset.features["ner_tags"].feature.names``; the
+    default is the published order). ``pos_names`` does the same for ``pos_tags``; without it
+    POS ints are kept as strings. HF tags are IOB2; IOB1 input is converted all the same.
+    Errors name the record index as ``line`` (1-based) and the field.
+    """
+    for i, rec in enumerate(records, start=1):
+        where: dict[str, Any] = {"path": "<hf records>", "line": i}
+        for key in ("tokens", "ner_tags"):
+            if key not in rec:
+                raise InputError("missing field", field=key, **where)
+        words, ner = list(rec["tokens"]), list(rec["ner_tags"])
+        if not words:
+            raise InputError("empty sentence", field="tokens", **where)
+        if len(ner) != len(words):
+            raise InputError(f"{len(ner)} tags for {len(words)} tokens", field="ner_tags", **where)
+        try:
+            tags = [label_names[int(t)] for t in ner]
+        except (IndexError, ValueError, TypeError):
+            raise InputError(f"NER ids {ner} outside label_names (size {len(label_names)})", field="ner_tags",
+                             **where) from None
+        pos_raw = rec.get("pos_tags")
+        pos: list[str | None] = [None] * len(words)
+        if pos_raw is not None:
+            if len(pos_raw) != len(words):
+                raise InputError(f"{len(pos_raw)} POS tags for {len(words)} tokens", field="pos_tags", **where)
+            try:
+                pos = [pos_names[int(p)] if pos_names is not None else str(p) for p in pos_raw]
+            except (IndexError, ValueError, TypeError):
+                raise InputError("POS ids outside pos_names", field="pos_tags", **where) from None
+        tags = iob1_to_iob2(tags)
+        rid = str(rec.get("id", i - 1))
+        doc_id = f"{id_prefix}-{rid}"
+        tokens = [Token(text=w, tag=p, ent=t) for w, p, t in zip(words, pos, tags)]
+        yield Document(id=doc_id, sentences=[Sentence(tokens=tokens, id=f"{doc_id}-s0")],
+                       entities=[Entity(s, e, t) for s, e, t in iob2_spans(tags)], split=split)

@@ -1,0 +1,206 @@
+"""WordNet 3.0 for NLTK, installable offline from Debian's packages.
+
+NLTK normally downloads WordNet from GitHub (``nltk.download("wordnet")``). Offline, the same
+WordNet 3.0 database files ship in Debian's ``wordnet-base`` (``data.*``, ``index.*``, ``*.exc``,
+...) and ``wordnet-sense-index`` (``index.sense``, ``cntlist``, ``frames.vrb``) packages under
+``/usr/share/wordnet``. The one file NLTK needs that Debian lacks is ``lexnames`` (the 45 lexicographer
+file names), which lingtest ships as ``wordnet_lexnames.txt``. :func:`install_wordnet` lays these out
+as ``<nltk_data>/corpora/wordnet/``, the directory NLTK's own download produces.
+
+:func:`ensure_wordnet` constructs a :class:`~nltk.corpus.reader.WordNetCorpusReader` on that directory
+explicitly, so callers do not depend on ``nltk.data.path``.
+
+Command line (used by the setup script)::
+
+    python -m lingtest.resources.wordnet install [--data-dir DIR] [--source debian|nltk]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+import warnings
+from importlib.resources import files
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from lingtest.errors import MissingResourceError
+from lingtest.paths import nltk_data_dir
+
+if TYPE_CHECKING:  # pragma: no cover
+    from nltk.corpus.reader import WordNetCorpusReader
+
+DEBIAN_WORDNET_DIR = Path("/usr/share/wordnet")
+APT_HINT = "apt-get install wordnet-base wordnet-sense-index"
+
+# files of the Debian packages that make up NLTK's wordnet corpus directory
+BASE_FILES: tuple[str, ...] = (
+    "adj.exc", "adv.exc", "noun.exc", "verb.exc",
+    "data.adj", "data.adv", "data.noun", "data.verb",
+    "index.adj", "index.adv", "index.noun", "index.verb",
+    "cntlist.rev", "sentidx.vrb", "sents.vrb",
+)
+SENSE_INDEX_FILES: tuple[str, ...] = ("index.sense", "cntlist", "frames.vrb")
+# what NLTK's reader cannot work without (the rest is used by individual methods)
+REQUIRED_FILES: tuple[str, ...] = (
+    "lexnames", "data.adj", "data.adv", "data.noun", "data.verb",
+    "index.adj", "index.adv", "index.noun", "index.verb",
+    "adj.exc", "adv.exc", "noun.exc", "verb.exc",
+)
+
+Source = Literal["debian", "nltk"]
+
+
+def wordnet_dir(data_dir: str | os.PathLike[str] | None = None) -> Path:
+    """``<data_dir>/corpora/wordnet`` (``data_dir`` defaults to :func:`lingtest.paths.nltk_data_dir`)."""
+    return Path(data_dir if data_dir is not None else nltk_data_dir()).expanduser() / "corpora" / "wordnet"
+
+
+def lexnames_path() -> Path:
+    """The ``lexnames`` file shipped with lingtest."""
+    return Path(str(files("lingtest.resources").joinpath("wordnet_lexnames.txt")))
+
+
+def _copy_atomic(src: Path, dest: Path) -> None:
+    """Copy ``src`` to ``dest`` unless an identical-size copy is there; via a temporary file."""
+    if dest.is_file() and dest.stat().st_size == src.stat().st_size:
+        return
+    fd, tmp = tempfile.mkstemp(prefix=dest.name + ".", suffix=".tmp", dir=dest.parent)
+    try:
+        with os.fdopen(fd, "wb") as out, src.open("rb") as inp:
+            shutil.copyfileobj(inp, out, 1 << 20)
+        os.replace(tmp, dest)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def _is_complete(directory: Path) -> bool:
+    return all((directory / name).is_file() for name in REQUIRED_FILES)
+
+
+def install_wordnet(data_dir: str | os.PathLike[str] | None = None, source: Source = "debian", *,
+                    debian_dir: str | os.PathLike[str] = DEBIAN_WORDNET_DIR) -> Path:
+    """Install WordNet 3.0 for NLTK under ``data_dir`` and return the ``corpora/wordnet`` directory.
+
+    ``source="debian"`` (offline): copies the Debian package files from ``debian_dir`` plus
+    lingtest's ``lexnames``; raises :class:`MissingResourceError` naming the apt packages when the
+    Debian files are absent. ``source="nltk"`` (network): ``nltk.download("wordnet")`` into
+    ``data_dir`` (NLTK stores a ``wordnet.zip`` and unpacks it). Idempotent: files already present
+    with the right size are left alone.
+    """
+    root = Path(data_dir if data_dir is not None else nltk_data_dir()).expanduser()
+    target = wordnet_dir(root)
+    if source == "nltk":
+        import nltk
+
+        root.mkdir(parents=True, exist_ok=True)
+        if not nltk.download("wordnet", download_dir=str(root), quiet=True, raise_on_error=True):
+            raise MissingResourceError(f"nltk.download('wordnet') into {root} failed (network needed)")
+        return target
+    if source != "debian":
+        raise ValueError(f"source must be 'debian' or 'nltk', got {source!r}")
+
+    deb = Path(debian_dir)
+    missing_base = [n for n in BASE_FILES if not (deb / n).is_file()]
+    missing_sense = [n for n in SENSE_INDEX_FILES if not (deb / n).is_file()]
+    if missing_base or missing_sense:
+        pkgs = (["wordnet-base"] if missing_base else []) + (["wordnet-sense-index"] if missing_sense else [])
+        raise MissingResourceError(
+            f"WordNet files missing from {deb}: {', '.join(missing_base + missing_sense)} "
+            f"(Debian package(s) {', '.join(pkgs)}); install them with `{APT_HINT}`, "
+            "or install online with `python -m lingtest.resources.wordnet install --source nltk`"
+        )
+    target.mkdir(parents=True, exist_ok=True)
+    for name in BASE_FILES + SENSE_INDEX_FILES:
+        _copy_atomic(deb / name, target / name)
+    _copy_atomic(lexnames_path(), target / "lexnames")
+    return target
+
+
+def authorize_nltk_root(root: str | os.PathLike[str]) -> None:
+    """Let NLTK read files under ``root``.
+
+    NLTK >= 3.9.3 refuses to open files outside ``nltk.data.path``/``$NLTK_DATA`` (its ``pathsec``
+    sandbox), even for a reader constructed on an explicit directory. This appends ``root`` to
+    ``nltk.data.path`` once; it is the only global state lingtest touches.
+    """
+    import nltk
+
+    text = str(Path(root).expanduser().resolve())
+    if text not in nltk.data.path:
+        nltk.data.path.append(text)
+
+
+def _find_corpus(root: Path, name: str):
+    """NLTK path pointer for ``corpora/<name>`` (directory or ``.zip``) under ``root`` only."""
+    import nltk
+
+    authorize_nltk_root(root)
+    try:
+        return nltk.data.find(f"corpora/{name}", paths=[str(root)])
+    except LookupError:
+        return None
+
+
+def load_wordnet(data_dir: str | os.PathLike[str] | None = None) -> WordNetCorpusReader:
+    """A WordNet reader on ``<data_dir>/corpora/wordnet`` (or ``wordnet.zip``); no installing.
+
+    Raises :class:`MissingResourceError` when it is not installed there."""
+    from nltk.corpus.reader import WordNetCorpusReader
+
+    root = Path(data_dir if data_dir is not None else nltk_data_dir()).expanduser()
+    pointer = _find_corpus(root, "wordnet")
+    if pointer is None:
+        raise MissingResourceError(
+            f"WordNet is not installed under {root}; run `python -m lingtest.resources.wordnet install "
+            f"--data-dir {root}` (needs `{APT_HINT}`) or `... --source nltk` online"
+        )
+    with warnings.catch_warnings():  # "multilingual functions are not available": expected, no OMW
+        warnings.simplefilter("ignore", UserWarning)
+        return WordNetCorpusReader(pointer, None)
+
+
+_READERS: dict[Path, WordNetCorpusReader] = {}
+
+
+def ensure_wordnet(data_dir: str | os.PathLike[str] | None = None, *, install: bool = True,
+                   source: Source = "debian") -> WordNetCorpusReader:
+    """A working WordNet reader for ``data_dir``, installing it first when absent and ``install``.
+
+    Readers are cached per directory (building one reads the index files, ~1-2 s)."""
+    root = Path(data_dir if data_dir is not None else nltk_data_dir()).expanduser().resolve()
+    if root in _READERS:
+        return _READERS[root]
+    if install and _find_corpus(root, "wordnet") is None:
+        install_wordnet(root, source=source)
+    wn = load_wordnet(root)
+    _READERS[root] = wn
+    return wn
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m lingtest.resources.wordnet",
+                                     description="Install WordNet 3.0 for NLTK.")
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    inst = sub.add_parser("install", help="install WordNet (offline from Debian files by default)")
+    inst.add_argument("--data-dir", default=None, help=f"NLTK data directory (default {nltk_data_dir()})")
+    inst.add_argument("--source", default="debian", choices=("debian", "nltk"))
+    inst.add_argument("--debian-dir", default=str(DEBIAN_WORDNET_DIR))
+    args = parser.parse_args(argv)
+    try:
+        target = install_wordnet(args.data_dir, source=args.source, debian_dir=args.debian_dir)
+        wn = load_wordnet(args.data_dir)
+    except MissingResourceError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    n = sum(1 for _ in wn.all_synsets("v"))
+    print(f"WordNet {wn.get_version()} installed at {target} ({n} verb synsets)")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
