@@ -30,7 +30,6 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Sequence
-from difflib import SequenceMatcher
 from functools import lru_cache
 from typing import Any
 
@@ -109,29 +108,53 @@ def overlap_score(a: Sequence[str | None], b: Sequence[str | None],
                   function_words: frozenset[str] = frozenset()) -> int:
     """Banerjee & Pedersen's phrasal overlap: sum of squared lengths of maximal shared phrases.
 
-    ``None`` entries are gloss boundaries and never match. The longest shared phrase is found,
-    scored (unless it is made only of ``function_words``), masked on both sides, and the search
-    repeats. Example: ``"the bank of a river"`` vs ``"sloping bank of a river"`` share
+    ``None`` entries are gloss boundaries and never match. The longest shared phrase holding at
+    least one content word (phrases made only of ``function_words`` never score) is found, scored,
+    masked on both sides, and the search repeats. Example: ``"the bank of a river"`` vs ``"sloping bank of a river"`` share
     ``"bank of a river"`` -> 16.
     """
     content = {t for t in a if t is not None and t not in function_words}
     if not content or content.isdisjoint(b):
         return 0
-    # unique objects never compare equal: they mask boundaries and already used words
-    sa: list[Any] = [t if t is not None else object() for t in a]
-    sb: list[Any] = [t if t is not None else object() for t in b]
+    sa: list[str | None] = list(a)  # None marks a boundary or an already used word
+    sb: list[str | None] = list(b)
+    where: dict[str, list[int]] = {}
+    for j, t in enumerate(sb):
+        if t is not None:
+            where.setdefault(t, []).append(j)
+    na, nb = len(sa), len(sb)
     score = 0
     while True:
-        sm = SequenceMatcher(None, sa, sb, autojunk=False)
-        i, j, n = sm.find_longest_match(0, len(sa), 0, len(sb))
-        if n == 0:
+        # every phrase that scores holds a content word: grow maximal matches around content words
+        bi = bj = bn = 0
+        for i, t in enumerate(sa):
+            if t is None or t in function_words or t not in where:
+                continue
+            for j in where[t]:
+                if sb[j] is None:
+                    continue
+                left = 0
+                redundant = False
+                while i - left > 0 and j - left > 0 and sa[i - left - 1] is not None \
+                        and sa[i - left - 1] == sb[j - left - 1]:
+                    left += 1
+                    if sa[i - left] not in function_words:
+                        redundant = True  # an earlier content word of this match finds it
+                        break
+                if redundant:
+                    continue
+                n = left + 1
+                while i - left + n < na and j - left + n < nb and sa[i - left + n] is not None \
+                        and sa[i - left + n] == sb[j - left + n]:
+                    n += 1
+                if n > bn or (n == bn and i - left < bi):
+                    bi, bj, bn = i - left, j - left, n
+        if bn == 0:
             return score
-        phrase = sa[i:i + n]
-        if any(t not in function_words for t in phrase):
-            score += n * n
-        for k in range(n):
-            sa[i + k] = object()
-            sb[j + k] = object()
+        score += bn * bn
+        for k in range(bn):
+            sa[bi + k] = None
+            sb[bj + k] = None
 
 
 class AdaptedLesk:
@@ -152,6 +175,7 @@ class AdaptedLesk:
         self.fallback = fallback
         self.function_words = function_words if function_words is not None else stopwords()
         self._ext = lru_cache(maxsize=200_000)(self._extended_gloss)
+        self._cont = lru_cache(maxsize=200_000)(self._content)
         self._rel = lru_cache(maxsize=1_000_000)(self._relatedness)
 
     # ---- glosses --------------------------------------------------------------------------
@@ -180,10 +204,22 @@ class AdaptedLesk:
         return dict(zip(self.relations, self._ext(synset), strict=True))
 
     # ---- relatedness ----------------------------------------------------------------------
+    def _content(self, synset: Any) -> tuple[frozenset[str], ...]:
+        fw = self.function_words
+        return tuple(frozenset(t for t in g if t is not None and t not in fw) for g in self._ext(synset))
+
     def _relatedness(self, n1: str, n2: str) -> int:
-        e1 = self._ext(self.wn.synset(n1))
-        e2 = self._ext(self.wn.synset(n2))
-        return sum(overlap_score(g1, g2, self.function_words) for g1 in e1 if g1 for g2 in e2 if g2)
+        s1, s2 = self.wn.synset(n1), self.wn.synset(n2)
+        e1, e2 = self._ext(s1), self._ext(s2)
+        c1, c2 = self._cont(s1), self._cont(s2)
+        total = 0
+        for g1, k1 in zip(e1, c1, strict=True):
+            if not k1:
+                continue
+            for g2, k2 in zip(e2, c2, strict=True):
+                if k2 and not k1.isdisjoint(k2):  # cheap test before the phrase search
+                    total += overlap_score(g1, g2, self.function_words)
+        return total
 
     def relatedness(self, s1: Any, s2: Any) -> int:
         """Extended gloss overlap of two synsets (symmetric)."""

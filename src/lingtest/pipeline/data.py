@@ -79,13 +79,15 @@ def parser_from_config(cfg: Any) -> Any:
 
     pcfg = OmegaConf.to_container(cfg.parser, resolve=True)
     assert isinstance(pcfg, dict)
-    backend = pcfg.pop("backend")
+    name = pcfg.pop("name")
     use_cache = pcfg.pop("cache", True)
-    parser = get_parser(backend, **pcfg)
+    cache_dir = pcfg.pop("cache_dir", None)
+    pcfg.pop("documents_per_batch", None)
+    parser = get_parser(name, **pcfg)
     if use_cache:
         from lingtest.parsing.cache import CachedParser
 
-        parser = CachedParser(parser)
+        parser = CachedParser(parser, cache_dir)
     return parser
 
 
@@ -111,7 +113,7 @@ def parse_stage(cfg: Any, tracker: Tracker, item: str) -> dict[str, int]:
         sentences += sum(len(d.sentences) for d in parsed)
         meta = {k: v for k, v in header.items() if k not in ("__schema__", "kind")}
         counts[path.stem] = write_jsonl(out / path.name, parsed, kind=header["kind"],
-                                        meta={**meta, "parser": cfg.parser.backend})
+                                        meta={**meta, "parser": cfg.parser.name})
     for stale in out.glob("*.jsonl"):
         if stale.stem not in counts:
             stale.unlink()

@@ -25,7 +25,7 @@ from lingtest.data import write_json, write_jsonl
 from lingtest.errors import InputError, LingtestError, MissingResourceError
 from lingtest.registry import Registry
 
-RecordKind = Literal["document", "contrastive", "raw"]
+RecordKind = Literal["document", "contrastive", "testcase"]
 
 
 class DocumentList(BaseModel):

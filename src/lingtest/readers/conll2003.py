@@ -25,6 +25,13 @@ from lingtest.data.model import Document, Entity, Sentence, Token
 from lingtest.errors import InputError
 
 _TAG_RE = re.compile(r"^(?:O|[BI]-[^\s-][^\s]*)$")
+_ASCII_WS = re.compile(r"[ \t\r\n\f\v]+")
+
+
+def split_fields(line: str) -> list[str]:
+    """Fields of a space-separated line. Only ASCII whitespace separates: a token may contain a
+    no-break space (SST has ``8\u00a01/2``), which ``str.split()`` would cut."""
+    return [f for f in _ASCII_WS.split(line) if f]
 SCHEMES = ("auto", "iob1", "iob2")
 
 
@@ -142,7 +149,7 @@ def _parse_file(path: Path, encoding: str) -> list[list[_RawSentence]]:
         cur = _RawSentence()
 
     for lineno, line in enumerate(read_lines(path, encoding), start=1):
-        cols = line.split()
+        cols = split_fields(line)
         if not cols:
             close_sentence()
             continue
@@ -202,7 +209,7 @@ def read_conll2003(path: str | Path, *, scheme: str = "auto", split: str | None 
                 tags = iob1_to_iob2(tags)
             ncols = len(raw.rows[0])
             tokens = [Token(text=row[0], tag=row[1] if ncols >= 3 else None, ent=tag)
-                      for row, tag in zip(raw.rows, tags)]
+                      for row, tag in zip(raw.rows, tags, strict=True)]
             meta: dict[str, Any] = {}
             if ncols >= 4:
                 meta["chunk"] = [row[2] for row in raw.rows]
@@ -249,7 +256,8 @@ def from_hf_conll2003(records: Iterable[Mapping[str, Any]], label_names: Sequenc
         pos: list[str | None] = [None] * len(words)
         if pos_raw is not None:
             if len(pos_raw) != len(words):
-                raise InputError(f"{len(pos_raw)} POS tags for {len(words)} tokens", field="pos_tags", **where)
+                raise InputError(f"{len(pos_raw)} POS tags for {len(words)} tokens", field="pos_tags",
+                                 **where)
             try:
                 pos = [pos_names[int(p)] if pos_names is not None else str(p) for p in pos_raw]
             except (IndexError, ValueError, TypeError):
@@ -257,6 +265,6 @@ def from_hf_conll2003(records: Iterable[Mapping[str, Any]], label_names: Sequenc
         tags = iob1_to_iob2(tags)
         rid = str(rec.get("id", i - 1))
         doc_id = f"{id_prefix}-{rid}"
-        tokens = [Token(text=w, tag=p, ent=t) for w, p, t in zip(words, pos, tags)]
+        tokens = [Token(text=w, tag=p, ent=t) for w, p, t in zip(words, pos, tags, strict=True)]
         yield Document(id=doc_id, sentences=[Sentence(tokens=tokens, id=f"{doc_id}-s0")],
                        entities=[Entity(s, e, t) for s, e, t in iob2_spans(tags)], split=split)

@@ -25,7 +25,7 @@ from typing import Any
 
 from lingtest.data.model import Document, Sentence, Token, Tree
 from lingtest.errors import InputError
-from lingtest.readers.conll2003 import read_lines
+from lingtest.readers.conll2003 import read_lines, split_fields
 
 FINE_NAMES = ("very negative", "negative", "neutral", "positive", "very positive")
 BINARY_NAMES = ("negative", "positive")
@@ -157,9 +157,9 @@ def read_sst_lines(path: str | Path, *, labels: str = "auto", split: str | None 
     kind = _infer_label_set(path, labels)
     rows: list[tuple[int, int, list[str]]] = []
     for lineno, line in enumerate(read_lines(path, encoding), start=1):
-        if not line.strip():
+        parts = split_fields(line)
+        if not parts:
             continue
-        parts = line.split()
         try:
             value = int(parts[0])
         except ValueError:
@@ -181,7 +181,7 @@ def read_sst_lines(path: str | Path, *, labels: str = "auto", split: str | None 
         else:
             label, meta = str(value), _label_meta(str(value))
         doc_id = f"{prefix}-{n:05d}"
-        sent = Sentence(tokens=[Token(text=unescape_word(w) if unescape else w) for w in words], id=f"{doc_id}-s0",
-                        label=label, meta=dict(meta))
+        tokens = [Token(text=unescape_word(w) if unescape else w) for w in words]
+        sent = Sentence(tokens=tokens, id=f"{doc_id}-s0", label=label, meta=dict(meta))
         yield Document(id=doc_id, sentences=[sent], split=split, label=label,
                        meta={**meta, "label_set": kind, "line": lineno})

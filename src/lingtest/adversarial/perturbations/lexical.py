@@ -73,6 +73,8 @@ class _LexicalReplacement:
         if not word.replace("-", "").isalpha() or word.lower() in self.function_words or len(word) < 2:
             return False
         if context is not None:
+            if (context.tag_at(context.index) or "").startswith("NNP"):
+                return False  # proper noun, whatever the UPOS says (GUM tags "United" VERB/NNP)
             upos = context.pos_at(context.index)
             if upos is not None:
                 return upos in self.pos
@@ -115,6 +117,8 @@ class _LexicalReplacement:
                     continue
                 if not lemma.replace("_", "").replace("-", "").replace("'", "").isalpha():
                     continue
+                if lemma[:1].isupper() and not word[:1].isupper():
+                    continue  # a name (``Columba_fasciata``) for a common word
                 out.append(lemma)
         return out
 
@@ -134,6 +138,8 @@ class _LexicalReplacement:
                     tokens[-1] = _inflect(tokens[-1], tag)
             else:
                 tokens[0] = _inflect(tokens[0], tag)
+        # lemminflect may answer with a space (flatfoot -> "flat feet"): keep tokens space-free
+        tokens = [piece for t in tokens for piece in t.split() if piece]
         return _match_case(tokens, word)
 
     def perturb(self, word: str, rng: np.random.Generator, context: WordContext | None = None) -> list[str] | None:

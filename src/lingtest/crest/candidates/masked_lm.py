@@ -2,9 +2,10 @@
 
 Needs the model hub (or a local copy): the scorer is
 :class:`lingtest.resources.lm.MaskedLMScorer`, whose ``propose(words, index, top_k=...)`` masks
-``words[index]`` and returns ``(token, probability)`` pairs. Offline runs use the ``vectors`` and
+``words[index]`` and returns candidates with ``token`` and ``prob`` (``propose_many`` batches). Offline runs use the ``vectors`` and
 ``wordnet`` proposers ranked by the causal LM instead (:mod:`~lingtest.crest.candidates.rank`).
-The scorer is injectable so this module is tested on recorded outputs.
+The scorer is injectable so this module is tested on recorded outputs. Proposals are whole words
+from the masked LM's vocabulary, used as they come (no re-inflection: the LM sees the context).
 """
 
 from __future__ import annotations
@@ -38,19 +39,22 @@ class MaskedLMProposer:
         return self._scorer
 
     def propose(self, sentence: Sentence, positions: Sequence[int]) -> dict[int, list[Candidate]]:
+        """One batched ``propose_many`` call for all eligible positions of the sentence."""
         words = sentence.words
+        todo = [i for i in positions if not self.content_only or sentence.tokens[i].pos in CONTENT_UPOS]
+        if not todo:
+            return {}
+        results = self.scorer.propose_many([(words, i) for i in todo], top_k=self.top_k, min_prob=self.min_prob)
         out: dict[int, list[Candidate]] = {}
-        for i in positions:
+        for i, fills in zip(todo, results):
             tok = sentence.tokens[i]
-            if self.content_only and tok.pos not in CONTENT_UPOS:
-                continue
             cands, seen = [], {tok.text.lower()}
-            for text, prob in self.scorer.propose(words, i, top_k=self.top_k):
-                text = text.strip()
+            for fill in fills:
+                text, prob = str(fill.token).strip(), float(fill.prob)
                 if prob < self.min_prob or not text.isalpha() or text.lower() in seen:
                     continue
                 seen.add(text.lower())
-                cands.append(Candidate(match_case(text, tok.text), "masked_lm", prob=float(prob)))
+                cands.append(Candidate(match_case(text, tok.text), "masked_lm", prob=prob))
             if cands:
                 out[i] = cands
         return out

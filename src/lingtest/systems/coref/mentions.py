@@ -32,6 +32,7 @@ _INDEFINITE_START = frozenset({"a", "an", "some", "any", "another", "no", "every
 _WEATHER_SEEM = frozenset({"seem", "appear", "rain", "snow", "happen", "matter", "turn", "take",
                            "look", "sound", "occur"})
 _DEMONSTRATIVE = frozenset({"this", "that", "these", "those"})
+_DETERMINER_DEPS = frozenset({"det", "poss", "predet", "nmod:poss", "det:poss", "case"})
 _STOP_MODIFIERS = frozenset({"the", "a", "an", "this", "that", "these", "those", "'s", "'", "his",
                              "her", "its", "their", "our", "my", "your"})
 
@@ -157,6 +158,7 @@ class MentionCand:
     modifiers: frozenset[str]
     relative: bool = False
     indefinite: bool = False
+    generic: bool = False  # a bare common noun (no determiner or possessor): ``milk``, ``workers``
     pronoun: F.PronounInfo | None = None
     idx: int = -1
 
@@ -188,11 +190,23 @@ def _subtree(pd: ParsedDoc, i: int, skip_top: frozenset[str] = frozenset()) -> l
     return out
 
 
+_POSSESSIVE = frozenset({"'s", "'", "’s", "’"})
+_BRACKETS = {")": "(", "]": "[", "}": "{"}
+
+
 def _trim(pd: ParsedDoc, s: int, e: int) -> tuple[int, int]:
-    """Drop punctuation and coordinators at both edges of [s, e)."""
-    while s < e - 1 and (pd.pos[s] == "PUNCT" or pd.deps[s] in ("cc", "punct")) and pd.words[s] not in ("$",):
+    """Drop punctuation and coordinators at both edges of [s, e); a possessive marker and a closing
+    bracket whose opening bracket is inside the span stay."""
+
+    def edge(i: int) -> bool:
+        return pd.pos[i] == "PUNCT" or pd.deps[i] in ("cc", "punct")
+
+    while s < e - 1 and edge(s) and pd.words[s] != "$":
         s += 1
-    while e - 1 > s and (pd.pos[e - 1] == "PUNCT" or pd.deps[e - 1] in ("cc", "punct")) and pd.words[e - 1] != "'s":
+    while e - 1 > s and edge(e - 1) and pd.words[e - 1] not in _POSSESSIVE and pd.tags[e - 1] != "POS":
+        opening = _BRACKETS.get(pd.words[e - 1])
+        if opening is not None and opening in pd.words[s:e - 1]:
+            break
         e -= 1
     return s, e
 
@@ -324,11 +338,15 @@ def make_mention(pd: ParsedDoc, s: int, e: int, head: int, kind: str | None,
         if pd.lower[i] not in _STOP_MODIFIERS and pd.pos[i] in ("NOUN", "PROPN", "ADJ", "NUM", "VERB")
     )
     first = pd.lower[s]
+    generic = kind == NOMINAL and not any(
+        pd.deps[c] in _DETERMINER_DEPS or pd.tags[c] in ("DT", "PRP$", "WP$", "POS")
+        for c in pd.children[head] if c < head)
     return MentionCand(
         start=s, end=e, head=head, sent=pd.sent_of[head], kind=kind, words=tuple(pd.words[s:e]),
         head_word=hw, head_lemma=pd.lemmas[head], ner=ner, number=number, gender=gender, animacy=animacy,
         person=person, is_subject=pd.deps[head] in SUBJECT_DEPS, bfs_rank=pd.bfs_rank[head],
         modifiers=modifiers, relative=relative, indefinite=first in _INDEFINITE_START, pronoun=pron,
+        generic=generic,
     )
 
 
@@ -366,7 +384,7 @@ def detect_mentions(pd: ParsedDoc, animacy_lexicon: F.AnimacyLexicon | None = No
             continue
         if not (pd.pos[i] in ("NOUN", "PROPN") or pd.tags[i].startswith("NN")):
             continue
-        if w in F.NON_REFERRING_HEADS:
+        if w in F.NON_REFERRING_HEADS or not any(ch.isalnum() for ch in w):
             continue
         s, e = np_span(pd, i)
         if _is_numeric(pd, s, e, i):
@@ -379,6 +397,8 @@ def detect_mentions(pd: ParsedDoc, animacy_lexicon: F.AnimacyLexicon | None = No
         if lab in F.NUMERIC_NER:
             continue
         head = _span_head(pd, es, ee)
+        if pd.pos[head] == "ADJ" or pd.tags[head] == "JJ":
+            continue  # adjectival entities (``Indian history``) are not mentions
         s, e = _trim(pd, es, ee)
         if e > s:
             add(s, e, head, PROPER)

@@ -1,0 +1,143 @@
+"""CREST throughput: selected follow-ups per second, end to end, with the offline stack.
+
+Stack: the configured parser (spaCy en_core_web_sm + dep2const trees), WordNet and spaCy-md
+vector proposers, the causal-LM ranker (converted Gemma-3-270M, unless ``--no-ranker``), Algorithms
+1-3, then the system under test (``sieve``) on sources and selected follow-ups with the BLANC
+oracle and gold grading. Timing starts after the one-time model loads (reported separately) and
+covers parse -> propose -> rank -> replace-and-check -> select -> predict -> oracle -> grade.
+
+    .venv/bin/python bench/bench_crest.py [--sources 40] [--no-ranker] [--out bench/results/crest.json]
+
+Sources come from ``data/prepared/<corpus>/test.jsonl`` when present, else from the OntoGUM
+mirror (test documents of ``splits.md``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import re
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _load_docs(corpus: str):
+    from lingtest.crest.sources import load_documents
+
+    prepared = ROOT / "data" / "prepared" / corpus / "test.jsonl"
+    if prepared.exists():
+        return load_documents(prepared), str(prepared.relative_to(ROOT))
+    from lingtest.paths import mirror_root
+    from lingtest.readers.conll_coref import read_ontogum
+
+    mirror = mirror_root()
+    if mirror is None:
+        sys.exit("no prepared corpus and no data mirror")
+    text = (mirror / "ontogum" / "splits.md").read_text()
+    sec = text.split("## test\n", 1)[1].split("##", 1)[0]
+    names = re.findall(r"\*\s+(\S+)", sec)
+    docs = []
+    for n in names:
+        docs.extend(read_ontogum(mirror / "ontogum" / "coref" / "ontogum" / "conll" / f"{n}.conll",
+                                 conllu_dir=mirror / "gum" / "dep"))
+    return docs, "mirror:ontogum/test"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sources", type=int, default=40)
+    ap.add_argument("--max-followups", type=int, default=None)
+    ap.add_argument("--no-ranker", action="store_true")
+    ap.add_argument("--system", default="sieve")
+    ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "crest.json"))
+    ap.add_argument("overrides", nargs="*", help="Hydra overrides, e.g. crest.ranker.window=2")
+    args = ap.parse_args()
+
+    from lingtest.config import compose
+    from lingtest.crest.evaluate import evaluate_system, summarize
+    from lingtest.data.io import write_json
+    from lingtest.pipeline import crest as P
+
+    import tempfile
+
+    # a fresh parse cache: every sentence is really parsed (and stored), as in a first run
+    tmp_cache = tempfile.mkdtemp(prefix="crest-bench-")
+    overrides = [f"parser.cache_dir={tmp_cache}/parses.sqlite", *args.overrides, f"crest.n_sources={args.sources}"]
+    if args.no_ranker:
+        overrides.append("crest.ranker.enabled=false")
+    if args.max_followups:
+        overrides.append(f"crest.max_followups={args.max_followups}")
+    cfg = compose(overrides)
+    c = cfg.crest
+    loads: dict[str, float] = {}
+    t = time.perf_counter()
+    docs, origin = _load_docs(str(c.corpus))
+    loads["read_corpus"] = time.perf_counter() - t
+    t = time.perf_counter()
+    parser = P.build_parser(cfg)
+    parser.parse([["Warm", "up", "."]])
+    loads["parser"] = time.perf_counter() - t
+    t = time.perf_counter()
+    proposers = P.build_proposers(c)
+    for p in proposers:  # force lazy resources (WordNet, vector index)
+        getattr(p, "wn", None)
+        getattr(p, "index", None)
+    loads["proposers"] = time.perf_counter() - t
+    t = time.perf_counter()
+    ranker = P.build_ranker(cfg)
+    loads["ranker"] = time.perf_counter() - t
+    t = time.perf_counter()
+    system = P.build_system(cfg, args.system)
+    if hasattr(system, "system"):  # benchmark the system itself, not the prediction cache
+        system = system.system
+    system.predict([])
+    loads["system"] = time.perf_counter() - t
+    oracle = P.build_oracle(c)
+    gen = P.build_generator(cfg, parser, proposers, ranker, int(c.max_followups))
+
+    t0 = time.perf_counter()
+    sources = P.prepare_sources(docs, c, parser)
+    t1 = time.perf_counter()
+    followups, stats = P.generate_all(sources, gen, select=bool(c.select), show_progress=False)
+    t2 = time.perf_counter()
+    res = evaluate_system(system, sources, followups, oracle, batch_size=int(c.batch_size), only_selected=True)
+    t3 = time.perf_counter()
+    row = summarize(res, int(c.max_followups), bool(c.select))
+    selected = row["selected"]
+    total = t3 - t0
+    out = {
+        "benchmark": "crest_end_to_end",
+        "corpus": origin,
+        "sources": len(sources),
+        "max_followups": int(c.max_followups),
+        "ranker": ranker is not None,
+        "proposers": list(c.proposers.enabled),
+        "system": args.system,
+        "selected_followups": selected,
+        "generated_followups": row["generated"],
+        "issues": row["issues"],
+        "precision": row["precision"],
+        "seconds": {"parse_sources": round(t1 - t0, 3), "generate_select": round(t2 - t1, 3),
+                    "predict_oracle_grade": round(t3 - t2, 3), "total": round(total, 3),
+                    "parser_inside_generation": round(parser.seconds, 3)},
+        "load_seconds": {k: round(v, 2) for k, v in loads.items()},
+        "selected_per_second": round(selected / total, 2) if total else None,
+        "selected_per_second_generation_only": round(selected / (t2 - t0), 2) if t2 > t0 else None,
+        "lm_texts_scored": getattr(ranker, "texts_scored", 0),
+        "sentences_parsed": parser.calls,
+        "candidate_survival": P.survival(stats),
+        "machine": {"python": platform.python_version(), "cpus": __import__("os").cpu_count(),
+                    "platform": platform.platform()},
+        "overrides": overrides,
+    }
+    write_json(args.out, out)
+    print(json.dumps({k: out[k] for k in ("sources", "selected_followups", "issues", "precision",
+                                          "selected_per_second", "seconds", "lm_texts_scored")}, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,7 @@
+"""Command-line subcommands.
+
+Each module defines a typer command function and ``register(app: typer.Typer) -> None`` that adds
+it to the ``lingtest`` application (``lingtest.cli`` calls every module's ``register``). Modules
+keep their imports light, so a command starts in tens of milliseconds; heavy dependencies are
+imported inside the command body only when it needs them.
+"""

@@ -1,0 +1,277 @@
+"""Follow-up generation: Algorithm 1 (candidates for every non-CR-related token) and Algorithm 3
+(replace, re-parse, keep only if the replaced token keeps its constituent label).
+
+Constituent check: the replaced token's *signature* is its preterminal label (Penn POS) and the
+label of its parent phrase. For a multi-word replacement the head word stands for the span (the
+first word of a verb, the last word otherwise, as in :mod:`~lingtest.crest.inflect`).
+
+``M`` bounds the follow-ups per **source** (Algorithm 1's input), not per position. Candidates are
+tried position by position, left to right as in Algorithm 1 (``order="position"``), or one per
+position in turn (``order="round_robin"``), each position's candidates in LM-probability order
+when a ranker is used. Candidates are ranked and parsed in batches: all of a source's at once
+(``parse_chunk=0``), or groups of consecutive positions holding >= ``parse_chunk`` candidates,
+stopping as soon as M follow-ups exist (most candidates of a source are never needed: a source
+has ~90 on OntoGUM, and ~80 % pass the constituent check). Parsing goes through a
+:class:`MemoParser`, so no sentence is parsed twice.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from lingtest.crest.align import Alignment, Span, replace_words
+from lingtest.crest.candidates.base import Candidate, Proposer, merge_candidates
+from lingtest.crest.indices import cr_related_indices
+from lingtest.crest.select import depths_preserved
+from lingtest.data.model import Cluster, Document, Sentence, Tree
+
+
+class MemoParser:
+    """Memoises a parser's ``parse(list[list[str]]) -> list[Sentence]`` by the token tuple.
+
+    ``calls`` counts sentences actually sent to the wrapped parser; ``hits`` those served from the
+    memo. Parses are shared objects: callers must not mutate them (copy before editing).
+    """
+
+    def __init__(self, parser: Any) -> None:
+        self.parser = parser
+        self.memo: dict[tuple[str, ...], Sentence] = {}
+        self.calls = 0
+        self.hits = 0
+        self.seconds = 0.0
+
+    def parse(self, sentences: Sequence[Sequence[str]]) -> list[Sentence]:
+        keys = [tuple(s) for s in sentences]
+        todo: list[tuple[str, ...]] = []
+        pending: set[tuple[str, ...]] = set()
+        for k in keys:
+            if k not in self.memo and k not in pending:
+                todo.append(k)
+                pending.add(k)
+        self.hits += len(keys) - len(todo)
+        if todo:
+            t0 = time.perf_counter()
+            parsed = self.parser.parse([list(k) for k in todo])
+            self.seconds += time.perf_counter() - t0
+            if len(parsed) != len(todo):
+                raise ValueError(f"parser returned {len(parsed)} sentences for {len(todo)}")
+            self.calls += len(todo)
+            for k, s in zip(todo, parsed):
+                self.memo[k] = s
+        return [self.memo[k] for k in keys]
+
+
+def constituent_signature(tree: Tree, span: Span, verb_head: bool = False) -> tuple[str, str]:
+    """(preterminal label, parent label) of the head token of ``span`` in ``tree``."""
+    start, end = span
+    head = start if (verb_head or end - start == 1) else end - 1
+    path = tree.path_to_token(head)
+    if not path:
+        raise KeyError(head)
+    parent = path[-2].label if len(path) >= 2 else ""
+    return path[-1].label, parent
+
+
+@dataclass(slots=True)
+class Source:
+    """One source input: a parsed one-sentence document and its sentence-relative gold spans."""
+
+    doc: Document
+    gold: list[list[Span]]
+
+    @property
+    def id(self) -> str:
+        return self.doc.id
+
+    @property
+    def sentence(self) -> Sentence:
+        return self.doc.sentences[0]
+
+    @classmethod
+    def from_document(cls, doc: Document) -> Source:
+        if len(doc.sentences) != 1:
+            raise ValueError(f"source {doc.id} must have exactly one sentence, has {len(doc.sentences)}")
+        return cls(doc, [[(m.start, m.end) for m in c.mentions] for c in doc.clusters])
+
+
+@dataclass(slots=True)
+class FollowUp:
+    source_id: str
+    order: int  # rank among the follow-ups of its source (the M cap keeps order < M)
+    position: int  # replaced source token
+    old: str
+    new: str
+    candidate_source: str
+    prob: float | None
+    sentence: Sentence  # parsed follow-up
+    alignment: Alignment
+    selected: bool = False  # Algorithm 2 verdict
+
+    @property
+    def words(self) -> list[str]:
+        return self.sentence.words
+
+    def gold(self, source_gold: Sequence[Sequence[Span]]) -> list[list[Span]]:
+        return self.alignment.clusters_to_followup(source_gold)
+
+
+@dataclass(slots=True)
+class GenerationStats:
+    sources: int = 0
+    positions: int = 0  # replaceable (non-CR-related) content positions with >= 1 candidate
+    proposed: Counter = field(default_factory=Counter)  # by candidate source
+    ranked: Counter = field(default_factory=Counter)  # survived the LM filter
+    parsed: int = 0  # candidate sentences parsed
+    constituent_ok: Counter = field(default_factory=Counter)  # kept by Algorithm 3 (within M)
+    selected: Counter = field(default_factory=Counter)  # kept by Algorithm 2 (within M)
+    seconds: float = 0.0
+
+    def merge(self, other: GenerationStats) -> None:
+        self.sources += other.sources
+        self.positions += other.positions
+        self.parsed += other.parsed
+        self.seconds += other.seconds
+        for a in ("proposed", "ranked", "constituent_ok", "selected"):
+            getattr(self, a).update(getattr(other, a))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"sources": self.sources, "positions": self.positions, "parsed": self.parsed,
+                "seconds": round(self.seconds, 3),
+                **{a: dict(sorted(getattr(self, a).items()))
+                   for a in ("proposed", "ranked", "constituent_ok", "selected")}}
+
+
+@dataclass
+class Generator:
+    """Algorithms 1-3 for one configuration. ``parser`` should be a :class:`MemoParser`."""
+
+    parser: Any
+    proposers: Sequence[Proposer]
+    ranker: Any = None
+    max_followups: int = 20
+    order: str = "position"
+    parse_chunk: int = 0
+    relations: Sequence[str] = ("nsubj", "amod")
+    copula_complements: Sequence[str] = ("acomp", "attr", "oprd")
+
+    def candidates(self, source: Source) -> dict[int, list[Candidate]]:
+        """Algorithm 1 lines 4-12: merged, ranked candidates of every non-CR-related position."""
+        sent = source.sentence
+        crind = cr_related_indices(sent, source.doc.clusters, relations=self.relations,
+                                   copula_complements=self.copula_complements)
+        positions = [i for i in range(len(sent)) if i not in crind]
+        proposals = [p.propose(sent, positions) for p in self.proposers]
+        merged: dict[int, list[Candidate]] = {}
+        for i in positions:
+            lst = merge_candidates(sent.tokens[i].text, (pr.get(i, []) for pr in proposals))
+            if lst:
+                merged[i] = lst
+        return merged
+
+    def _ordered(self, cands: dict[int, list[Candidate]]) -> list[tuple[int, Candidate]]:
+        if self.order == "position":
+            return [(i, c) for i in sorted(cands) for c in cands[i]]
+        if self.order == "round_robin":
+            out, depth = [], 0
+            while True:
+                layer = [(i, cands[i][depth]) for i in sorted(cands) if depth < len(cands[i])]
+                if not layer:
+                    return out
+                out.extend(layer)
+                depth += 1
+        raise ValueError(f"unknown candidate order {self.order!r} (position, round_robin)")
+
+    def _groups(self, cands: dict[int, list[Candidate]]) -> list[dict[int, list[Candidate]]]:
+        """Positions in order, grouped so that each group holds >= ``parse_chunk`` candidates (one
+        group with everything when ``parse_chunk`` is 0 or the order is round robin)."""
+        if self.parse_chunk <= 0 or self.order != "position":
+            return [cands] if cands else []
+        groups: list[dict[int, list[Candidate]]] = []
+        cur: dict[int, list[Candidate]] = {}
+        n = 0
+        for i in sorted(cands):
+            cur[i] = cands[i]
+            n += len(cands[i])
+            if n >= self.parse_chunk:
+                groups.append(cur)
+                cur, n = {}, 0
+        if cur:
+            groups.append(cur)
+        return groups
+
+    def generate(self, source: Source, select: bool = True) -> tuple[list[FollowUp], GenerationStats]:
+        """Follow-ups of one parsed source: Algorithm 3 until ``max_followups`` pass the constituent
+        check; each gets its Algorithm 2 verdict in ``selected`` (all are returned so the
+        selection ablation needs no second run).
+
+        Work is done group by group (see :meth:`_groups`): the group's candidates are ranked in one
+        LM call and parsed in one parser call, and no further group is touched once M follow-ups
+        exist. With ``parse_chunk=0`` every candidate of the source is ranked and parsed at once.
+        """
+        t0 = time.perf_counter()
+        stats = GenerationStats(sources=1)
+        sent = source.sentence
+        if sent.tree is None:
+            raise ValueError(f"source {source.id} is not parsed (no constituency tree)")
+        raw = self.candidates(source)
+        for lst in raw.values():
+            stats.proposed.update(c.source for c in lst)
+        words, ws = sent.words, [t.ws for t in sent.tokens]
+        out: list[FollowUp] = []
+        for group in self._groups(raw):
+            if len(out) >= self.max_followups:
+                break
+            cands = self.ranker.rank(sent, group) if self.ranker is not None else group
+            for lst in cands.values():
+                stats.ranked.update(c.source for c in lst)
+            stats.positions += len(cands)
+            plan = self._ordered(cands)
+            built = [replace_words(words, ws, i, c.words) for i, c in plan]
+            parsed = self.parser.parse([b[0] for b in built]) if plan else []
+            stats.parsed += len(parsed)
+            for (i, cand), (nw, nws), fs in zip(plan, built, parsed):
+                # NOTE: Algorithm 3 line 3 of the paper reads "if len(newXs) <= M then return", which
+                # would return before the first replacement; the intent (Section 3.1) is to stop once
+                # M follow-ups exist, which is the test implemented here.
+                if len(out) >= self.max_followups:
+                    break
+                if fs.tree is None:
+                    continue
+                al = Alignment(len(words), i, len(cand.words))
+                verb = (sent.tokens[i].tag or "").startswith("VB")
+                try:
+                    ok = (constituent_signature(sent.tree, (i, i + 1))
+                          == constituent_signature(fs.tree, (i, i + al.n_new), verb_head=verb))
+                except KeyError:
+                    ok = False
+                if not ok:
+                    continue
+                fs = Sentence([t.__class__.from_dict(t.to_dict()) for t in fs.tokens], tree=fs.tree,
+                              id=f"{source.id}#{len(out)}")
+                for t, w in zip(fs.tokens, nws):
+                    t.ws = w
+                fu = FollowUp(source.id, len(out), i, words[i], cand.text, cand.source, cand.prob, fs, al)
+                fu.selected = depths_preserved(sent.tree, fs.tree, source.gold, al) if select else True
+                stats.constituent_ok[cand.source] += 1
+                if fu.selected:
+                    stats.selected[cand.source] += 1
+                out.append(fu)
+        stats.seconds = time.perf_counter() - t0
+        return out, stats
+
+
+def followup_document(source: Source, fu: FollowUp) -> Document:
+    """The follow-up as a one-sentence Document carrying the gold mapped onto it."""
+    clusters = [Cluster([_mention(s) for s in c]) for c in fu.gold(source.gold)]
+    return Document(id=fu.sentence.id or f"{source.id}#{fu.order}", sentences=[fu.sentence],
+                    clusters=clusters, meta={"source": source.id})
+
+
+def _mention(span: Span):
+    from lingtest.data.model import Mention
+
+    return Mention(span[0], span[1])

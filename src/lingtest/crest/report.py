@@ -1,0 +1,66 @@
+"""Tables (Markdown) and the ablation plot for CREST results."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from lingtest.data.io import atomic_open
+
+
+def _hits(r: dict[str, Any]) -> str:
+    return f"{r['hits']} / {r['sources_wrong']} ({100 * r['hit_rate']:.2f})"
+
+
+def table1_markdown(rows: Sequence[dict[str, Any]]) -> str:
+    """Paper Table 1: one row per system."""
+    lines = ["| System | # Src (P+N) | # Gen | # Sel | # Issues | # (%) Hits | Time (s/sel) | # TP | # FP | Prec |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        t = r.get("seconds_per_selected")
+        lines.append(
+            f"| {r.get('system', '')} | {r['sources']} ({r['sources_correct']}+{r['sources_wrong']}) | "
+            f"{r['generated']} | {r['selected']} | {r['issues']} | {_hits(r)} | "
+            f"{'' if t is None else f'{t:.3f}'} | {r['true_positives']} | {r['false_positives']} | "
+            f"{r['precision']:.2f} |")
+    return "\n".join(lines) + "\n"
+
+
+def ablation_markdown(rows: Sequence[dict[str, Any]], system: str = "") -> str:
+    """Paper Table 3: M x selection on/off."""
+    head = f"CREST ablation{f' on {system}' if system else ''}: M = max follow-ups per source, Select = Algorithm 2.\n\n"
+    lines = ["| M | Select | # Tests | # Issues | # (%) Hits | # TP | # FP | Prec (%) | Depth-preserving (%) |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        pres = f"{r['selected']} / {r['tests']} ({100 * r['selected'] / r['tests']:.2f})" if r["tests"] else "0 / 0"
+        lines.append(f"| {r['M']} | {'w/' if r['select'] else 'w/o'} | {r['tests']} | {r['issues']} | {_hits(r)} | "
+                     f"{r['true_positives']} | {r['false_positives']} | {100 * r['precision']:.2f} | {pres} |")
+    return head + "\n".join(lines) + "\n"
+
+
+def plot_ablation(rows: Sequence[dict[str, Any]], path: str | Path, title: str = "CREST ablation") -> None:
+    """Issues and precision against M, one line per selection setting (PNG, written atomically)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(9, 3.5))
+    for sel, style in ((True, "o-"), (False, "s--")):
+        rs = sorted((r for r in rows if r["select"] == sel), key=lambda r: r["M"])
+        if not rs:
+            continue
+        label = "with selection" if sel else "without selection"
+        ax1.plot([r["M"] for r in rs], [r["issues"] for r in rs], style, label=label)
+        ax2.plot([r["M"] for r in rs], [100 * r["precision"] for r in rs], style, label=label)
+    ax1.set_xlabel("M (max follow-ups per source)")
+    ax1.set_ylabel("# issues")
+    ax2.set_xlabel("M (max follow-ups per source)")
+    ax2.set_ylabel("precision (%)")
+    ax1.legend()
+    fig.suptitle(title)
+    fig.tight_layout()
+    with atomic_open(path, "wb") as fh:
+        fig.savefig(fh, format="png", dpi=100, metadata={"Software": None})
+    plt.close(fig)

@@ -1,0 +1,253 @@
+"""HateXplain readers: the official ``dataset.json`` and the header-less CSV variant.
+
+Each post becomes one :class:`Document` with one :class:`Sentence` of ``post_tokens``.
+
+* ``Document.label``: the majority of the annotators' labels (``hatespeech``, ``offensive``,
+  ``normal``). When no label has a majority (three annotators, three different labels) the
+  label is ``"undecided"`` and ``meta["undecided"]`` is ``True``: such posts are kept but
+  flagged, as in the HateXplain paper, which leaves them out of training and evaluation.
+* ``meta["targets"]``: communities named by at least ``min_target_votes`` annotators (2 by
+  default, the paper's rule), sorted; ``meta["targets_all"]``: every community any annotator
+  named. ``"None"`` (the annotators' word for no target) is dropped from both.
+* ``meta["rationales"]``: the per-annotator 0/1 token masks as given;
+  ``meta["rationale"]``: their token-wise majority (a token is in it when more than half of the
+  masks mark it; empty when there are no masks, as for normal posts).
+* ``meta["annotators"]``: ``[{"label", "annotator_id", "target"}, ...]`` as read.
+* ``Document.split`` comes from ``post_id_divisions.json`` (``train``/``val``/``test``) when it
+  is given (or found beside ``dataset.json``); ``split=`` keeps only that split.
+
+Documents are yielded in file order and their id is the ``post_id``.
+"""
+
+from __future__ import annotations
+
+import ast
+import csv
+import json
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any, NoReturn
+
+from lingtest.data.model import Document, Sentence, Token
+from lingtest.errors import InputError
+from lingtest.readers.conll2003 import read_lines
+
+LABELS = ("hatespeech", "normal", "offensive")  # CSV ids 0, 1, 2 (the official LabelEncoder order)
+UNDECIDED = "undecided"
+_LABEL_ALIASES = {"hatespeech": "hatespeech", "hate speech": "hatespeech", "hate": "hatespeech",
+                  "offensive": "offensive", "normal": "normal"}
+
+
+# --------------------------------------------------------------------------------------------
+# pure aggregation
+# --------------------------------------------------------------------------------------------
+def majority_label(labels: Sequence[str]) -> str:
+    """The label given by more than half of the annotators, else ``"undecided"``."""
+    if not labels:
+        return UNDECIDED
+    label, count = Counter(labels).most_common(1)[0]
+    return label if count * 2 > len(labels) else UNDECIDED
+
+
+def aggregate_targets(targets: Sequence[Sequence[str]], min_votes: int = 2) -> tuple[list[str], list[str]]:
+    """(targets named by ``>= min_votes`` annotators, all targets named), each sorted; ``None``
+    entries are ignored and an annotator naming a target twice counts once."""
+    votes: Counter[str] = Counter()
+    for t in targets:
+        votes.update({x for x in t if x and x != "None"})
+    return sorted(t for t, c in votes.items() if c >= min_votes), sorted(votes)
+
+
+def majority_rationale(rationales: Sequence[Sequence[int]], n_tokens: int) -> list[int]:
+    """Token-wise majority of 0/1 masks (1 where more than half of the masks have 1)."""
+    if not rationales:
+        return []
+    return [int(sum(m[i] for m in rationales) * 2 > len(rationales)) for i in range(n_tokens)]
+
+
+def load_divisions(path: str | Path) -> dict[str, str]:
+    """``post_id_divisions.json`` as ``post_id -> split``."""
+    path = Path(path)
+    data = _load_json(path)
+    if not isinstance(data, dict):
+        raise InputError("expected an object {split: [post ids]}", path=path, line=1)
+    out: dict[str, str] = {}
+    for split, ids in data.items():
+        if not isinstance(ids, list):
+            raise InputError("expected a list of post ids", path=path, field=split)
+        for pid in ids:
+            out[str(pid)] = split
+    return out
+
+
+def _load_json(path: Path) -> Any:
+    text = "".join(read_lines(path))
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"invalid or truncated JSON ({exc.msg}, column {exc.colno})", path=path,
+                         line=exc.lineno) from None
+
+
+def _post_document(post_id: str, annotators: list[dict[str, Any]], rationales: list[list[int]],
+                   tokens: list[str], split: str | None, min_target_votes: int,
+                   err: Callable[[str, str], NoReturn]) -> Document:
+    """Build the Document of one post; ``err(message, field)`` raises the located InputError."""
+    if not tokens:
+        err("empty post", "post_tokens")
+    if not all(isinstance(t, str) for t in tokens):
+        err("post_tokens must be strings", "post_tokens")
+    if not annotators:
+        err("no annotators", "annotators")
+    labels: list[str] = []
+    for a in annotators:
+        raw = a.get("label")
+        name = _LABEL_ALIASES.get(str(raw).strip().lower()) if raw is not None else None
+        if name is None:
+            err(f"unknown label {raw!r} (expected one of {', '.join(LABELS)})", "annotators.label")
+        labels.append(name)
+    for i, mask in enumerate(rationales):
+        if not isinstance(mask, list) or len(mask) != len(tokens) or any(v not in (0, 1) for v in mask):
+            err(f"rationale {i} must be a 0/1 list of length {len(tokens)}", "rationales")
+    label = majority_label(labels)
+    targets, targets_all = aggregate_targets([a.get("target") or [] for a in annotators], min_target_votes)
+    meta: dict[str, Any] = {
+        "annotators": [
+            {"label": lab, "annotator_id": a.get("annotator_id"), "target": list(a.get("target") or [])}
+            for lab, a in zip(labels, annotators, strict=True)
+        ],
+        "undecided": label == UNDECIDED,
+        "targets": targets,
+        "targets_all": targets_all,
+        "rationales": [list(m) for m in rationales],
+        "rationale": majority_rationale(rationales, len(tokens)),
+    }
+    sent = Sentence(tokens=[Token(text=t) for t in tokens], id=f"{post_id}-s0", label=label)
+    return Document(id=post_id, sentences=[sent], split=split, label=label, meta=meta)
+
+
+def _divisions_for(path: Path, divisions: str | Path | None) -> dict[str, str] | None:
+    if divisions is not None:
+        return load_divisions(divisions)
+    beside = path.parent / "post_id_divisions.json"
+    return load_divisions(beside) if beside.is_file() else None
+
+
+# --------------------------------------------------------------------------------------------
+# readers
+# --------------------------------------------------------------------------------------------
+def read_hatexplain_json(path: str | Path, *, divisions: str | Path | None = None, split: str | None = None,
+                         min_target_votes: int = 2) -> Iterator[Document]:
+    """Read the official ``dataset.json`` (``{post_id: {post_id, annotators, rationales,
+    post_tokens}}``). ``divisions`` is ``post_id_divisions.json`` (default: the one beside
+    ``path`` if any); ``split`` keeps only that split's posts (it needs divisions).
+    Errors give the line where the post's entry starts."""
+    path = Path(path)
+    div = _divisions_for(path, divisions)
+    if split is not None and div is None:
+        raise InputError("split= needs post_id_divisions.json (pass divisions=)", path=path)
+    data = _load_json(path)
+    if not isinstance(data, dict):
+        raise InputError("expected an object {post_id: post}", path=path, line=1)
+    raw_text: str | None = None
+
+    def line_of(key: str) -> int | None:
+        nonlocal raw_text
+        if raw_text is None:
+            raw_text = "".join(read_lines(path))
+        pos = raw_text.find(json.dumps(key))
+        return raw_text.count("\n", 0, pos) + 1 if pos >= 0 else None
+
+    for key, post in data.items():
+        def err(message: str, field: str, _key: str = key) -> NoReturn:
+            raise InputError(f"post {_key}: {message}", path=path, line=line_of(_key), field=field)
+
+        if not isinstance(post, dict):
+            err("expected an object", "post")
+        for fld in ("annotators", "post_tokens"):
+            if fld not in post:
+                err("missing field", fld)
+        post_id = str(post.get("post_id", key))
+        post_split = div.get(post_id) if div is not None else None
+        if split is not None and post_split != split:
+            continue
+        annotators = post["annotators"]
+        if not isinstance(annotators, list) or not all(isinstance(a, dict) for a in annotators):
+            err("annotators must be a list of objects", "annotators")
+        rationales = post.get("rationales") or []
+        if not isinstance(rationales, list):
+            err("rationales must be a list", "rationales")
+        tokens = post["post_tokens"]
+        if not isinstance(tokens, list):
+            err("post_tokens must be a list", "post_tokens")
+        yield _post_document(post_id, annotators, rationales, tokens, post_split, min_target_votes, err)
+
+
+def _literal(text: str, expected: type, err: Callable[[str, str], NoReturn], field: str) -> Any:
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        err(f"not a Python literal: {text[:60]!r}", field)
+    if not isinstance(value, expected):
+        err(f"expected a {expected.__name__}, found {type(value).__name__}", field)
+    return value
+
+
+def read_hatexplain_csv(path: str | Path, *, divisions: str | Path | None = None, split: str | None = None,
+                        min_target_votes: int = 2, encoding: str = "utf-8") -> Iterator[Document]:
+    """Read the header-less CSV variant (``df_{val,test}_with_rationales.csv``).
+
+    Columns: ``post_id``, annotators as a Python dict literal ``{'label': [ids],
+    'annotator_id': [...], 'target': [[...], ...]}`` with label ids 0 hatespeech / 1 normal /
+    2 offensive, rationales (list of 0/1 lists), post_tokens (list); further (third-party)
+    columns are ignored. A header row starting with ``post_id`` is skipped. ``line`` in errors
+    is the physical line where the row starts (fields may span lines).
+    """
+    path = Path(path)
+    div = _divisions_for(path, divisions)
+    if split is not None and div is None:
+        raise InputError("split= needs post_id_divisions.json (pass divisions=)", path=path)
+    lines = read_lines(path, encoding)
+    reader = csv.reader(lines)
+    start_line = 1
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            raise InputError(f"malformed CSV ({exc})", path=path, line=start_line) from None
+        row_line, start_line = start_line, reader.line_num + 1
+
+        def err(message: str, field: str, _line: int = row_line) -> NoReturn:
+            raise InputError(message, path=path, line=_line, field=field)
+
+        if not row or not any(c.strip() for c in row):
+            continue
+        if row[0].strip() == "post_id":
+            continue
+        if len(row) < 4:
+            err("expected at least 4 columns (post_id, annotators, rationales, post_tokens), "
+                f"found {len(row)}", "columns")
+        post_id = row[0].strip()
+        if not post_id:
+            err("empty post_id", "post_id")
+        ann = _literal(row[1], dict, err, "annotators")
+        for key in ("label", "annotator_id", "target"):
+            if key not in ann or not isinstance(ann[key], list):
+                err(f"annotators dict needs a list under {key!r}", "annotators")
+        if not len(ann["label"]) == len(ann["annotator_id"]) == len(ann["target"]):
+            err("annotators lists have different lengths", "annotators")
+        annotators = []
+        for lab, aid, tgt in zip(ann["label"], ann["annotator_id"], ann["target"], strict=True):
+            if isinstance(lab, bool) or not isinstance(lab, int) or not 0 <= lab < len(LABELS):
+                err(f"unknown label id {lab!r} (expected 0 hatespeech, 1 normal, 2 offensive)",
+                    "annotators.label")
+            annotators.append({"label": LABELS[lab], "annotator_id": aid, "target": list(tgt or [])})
+        rationales = _literal(row[2], list, err, "rationales")
+        tokens = _literal(row[3], list, err, "post_tokens")
+        post_split = div.get(post_id) if div is not None else None
+        if split is not None and post_split != split:
+            continue
+        yield _post_document(post_id, annotators, rationales, tokens, post_split, min_target_votes, err)

@@ -1,0 +1,436 @@
+"""Language-model scorers: sentence log-probabilities from causal LMs, pseudo-log-likelihoods and
+fill-in candidates from masked LMs.
+
+* :class:`CausalLMScorer` — ``score(texts)`` is the sum of the token log-probabilities of each text,
+  conditioned on a BOS token (so the first word is scored too); ``reduction="mean"`` gives the
+  per-token mean, :meth:`CausalLMScorer.token_logprobs` the individual tokens. Offline default:
+  the packaged Gemma-3-270M, converted once by :func:`lingtest.resources.models.convert_gguf_model`.
+* :class:`MaskedLMScorer` — pseudo-log-likelihood (PLL, Salazar et al., 2020, "Masked Language
+  Model Scoring"): every token is masked in turn and its log-probability read off, summed over
+  the sentence. :meth:`MaskedLMScorer.propose` gives masked-LM substitutes for one word (CREST
+  uses ``bert-large-cased``). No masked LM ships offline: pass a hub id or a local directory.
+
+Both batch their inputs (texts sorted by length to limit padding; results come back in input
+order), run under ``torch.inference_mode`` and use CUDA when present (``device="auto"``).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from lingtest.resources.device import pick_device, resolve_batch_size
+
+log = logging.getLogger(__name__)
+
+Reduction = Literal["sum", "mean"]
+
+
+@dataclass(frozen=True)
+class TokenScores:
+    """Per-token log-probabilities (natural log) of one text.
+
+    ``tokens``/``token_ids`` are the scored tokens (the BOS context and special tokens are not
+    included); ``logprobs[i]`` is ``log p(token_i | context)``."""
+
+    text: str
+    tokens: list[str]
+    token_ids: list[int]
+    logprobs: list[float]
+
+    @property
+    def total(self) -> float:
+        """Sum of the token log-probabilities (0.0 for a text without tokens)."""
+        return float(sum(self.logprobs))
+
+    @property
+    def mean(self) -> float:
+        """Per-token mean log-probability (NaN for a text without tokens)."""
+        return self.total / len(self.logprobs) if self.logprobs else math.nan
+
+    def reduce(self, reduction: Reduction) -> float:
+        if reduction == "sum":
+            return self.total
+        if reduction == "mean":
+            return self.mean
+        raise ValueError(f"reduction must be 'sum' or 'mean', got {reduction!r}")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A masked-LM fill-in for one position: the token and its probability."""
+
+    token: str
+    prob: float
+
+
+def _resolve_dtype(dtype: Any, device: str):
+    import torch
+
+    if dtype is None or dtype == "auto":
+        return torch.bfloat16 if device.startswith("cuda") else torch.float32
+    if isinstance(dtype, torch.dtype):
+        return dtype
+    try:
+        out = getattr(torch, str(dtype))
+    except AttributeError:
+        raise ValueError(f"unknown dtype {dtype!r}; use 'auto', 'float32', 'bfloat16' or 'float16'") from None
+    if not isinstance(out, torch.dtype):
+        raise ValueError(f"unknown dtype {dtype!r}")
+    return out
+
+
+def _batches(order: Sequence[int], size: int) -> Iterable[list[int]]:
+    for start in range(0, len(order), size):
+        yield list(order[start:start + size])
+
+
+def _progress(total: int, enabled: bool, desc: str):
+    if not enabled:
+        return None
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=desc, unit="text")
+
+
+def _check_texts(texts: Sequence[str]) -> list[str]:
+    if isinstance(texts, str):
+        raise TypeError("score() takes a list of texts, not a single string")
+    out = list(texts)
+    for i, t in enumerate(out):
+        if not isinstance(t, str):
+            raise TypeError(f"texts[{i}] is {type(t).__name__}, expected str")
+    return out
+
+
+class CausalLMScorer:
+    """Sentence log-probabilities under a causal (left-to-right) language model.
+
+    ``model``: ``"offline-default"`` (the converted Gemma-3-270M, see
+    :func:`lingtest.resources.models.resolve_causal_model`), a local directory or a hub id.
+    ``device``: as :func:`~lingtest.resources.device.pick_device`. ``batch_size``: texts per forward
+    pass (default 8 on CPU, 64 on CUDA). ``dtype``: compute precision (``"auto"``: float32 on CPU,
+    bfloat16 on CUDA). ``add_bos``: condition on the tokenizer's BOS token (EOS for models such as
+    GPT-2 that have none) so that every token of the text is scored. ``max_length``: longer texts
+    are truncated (with a warning). ``reduction``: what :meth:`score` returns by default.
+    """
+
+    def __init__(self, model: str | os.PathLike[str] = "offline-default", device: str = "auto",
+                 batch_size: int | None = None, dtype: Any = "auto", *, add_bos: bool = True,
+                 max_length: int = 512, reduction: Reduction = "sum", show_progress: bool = False,
+                 tokenizer: str | os.PathLike[str] | None = None) -> None:
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        from lingtest.resources.models import resolve_causal_model
+
+        self.model_name = resolve_causal_model(model)
+        self.device = pick_device(device)
+        self.dtype = _resolve_dtype(dtype, self.device)
+        self.batch_size = resolve_batch_size(batch_size, self.device, cpu=8, cuda=64)
+        self.tokenizer = AutoTokenizer.from_pretrained(str(tokenizer or self.model_name))
+        self.model = AutoModelForCausalLM.from_pretrained(self.model_name, dtype=self.dtype)
+        self.model.to(self.device).eval()
+        self._setup(add_bos=add_bos, max_length=max_length, reduction=reduction, show_progress=show_progress)
+
+    @classmethod
+    def from_model(cls, model, tokenizer, *, device: str = "cpu", batch_size: int | None = None,
+                   add_bos: bool = True, max_length: int = 512, reduction: Reduction = "sum",
+                   show_progress: bool = False) -> CausalLMScorer:
+        """Wrap an already-loaded transformers model and tokenizer (tests, custom models)."""
+        self = cls.__new__(cls)
+        self.model_name = getattr(getattr(model, "config", None), "name_or_path", "") or type(model).__name__
+        self.device = pick_device(device)
+        self.dtype = next(model.parameters()).dtype
+        self.batch_size = resolve_batch_size(batch_size, self.device, cpu=8, cuda=64)
+        self.tokenizer = tokenizer
+        self.model = model.to(self.device).eval()
+        self._setup(add_bos=add_bos, max_length=max_length, reduction=reduction, show_progress=show_progress)
+        return self
+
+    def _setup(self, *, add_bos: bool, max_length: int, reduction: Reduction, show_progress: bool) -> None:
+        if reduction not in ("sum", "mean"):
+            raise ValueError(f"reduction must be 'sum' or 'mean', got {reduction!r}")
+        if max_length < 2:
+            raise ValueError(f"max_length must be at least 2, got {max_length}")
+        tok = self.tokenizer
+        bos = tok.bos_token_id if tok.bos_token_id is not None else tok.eos_token_id
+        self.bos_id: int | None = bos if add_bos else None
+        pad = tok.pad_token_id if tok.pad_token_id is not None else tok.eos_token_id
+        self.pad_id: int = pad if pad is not None else 0
+        self.max_length = max_length
+        self.reduction: Reduction = reduction
+        self.show_progress = show_progress
+
+    def _encode(self, text: str) -> list[int]:
+        ids = list(self.tokenizer(text, add_special_tokens=False)["input_ids"])
+        if self.bos_id is not None:
+            ids = [self.bos_id, *ids]
+        if len(ids) > self.max_length:
+            log.warning("text of %d tokens truncated to max_length=%d: %.60r", len(ids), self.max_length, text)
+            ids = ids[: self.max_length]
+        return ids
+
+    def _forward_logprobs(self, seqs: list[list[int]]) -> list[list[float]]:
+        """Log-probability of every token after the first, for each sequence of one batch."""
+        import torch
+
+        width = max(len(s) for s in seqs)
+        ids = torch.full((len(seqs), width), self.pad_id, dtype=torch.long)
+        mask = torch.zeros((len(seqs), width), dtype=torch.long)
+        for i, s in enumerate(seqs):
+            ids[i, : len(s)] = torch.tensor(s, dtype=torch.long)
+            mask[i, : len(s)] = 1
+        ids, mask = ids.to(self.device), mask.to(self.device)
+        logits = self.model(input_ids=ids, attention_mask=mask).logits
+        out: list[list[float]] = []
+        for i, s in enumerate(seqs):  # per row: a (T, vocab) float32 log-softmax at a time
+            n = len(s)
+            if n < 2:
+                out.append([])
+                continue
+            row = logits[i, : n - 1].float()
+            lp = row.gather(-1, ids[i, 1:n, None]).squeeze(-1) - torch.logsumexp(row, dim=-1)
+            out.append(lp.cpu().tolist())
+        return out
+
+    def token_logprobs(self, texts: Sequence[str]) -> list[TokenScores]:
+        """Per-token log-probabilities of each text, in input order."""
+        import torch
+
+        texts = _check_texts(texts)
+        encoded = [self._encode(t) for t in texts]
+        order = sorted(range(len(texts)), key=lambda i: (len(encoded[i]), i))
+        results: list[list[float] | None] = [None] * len(texts)
+        bar = _progress(len(texts), self.show_progress, "LM scoring")
+        with torch.inference_mode():
+            for batch in _batches(order, self.batch_size):
+                nonempty = [i for i in batch if len(encoded[i]) >= 2]
+                for i in batch:
+                    if len(encoded[i]) < 2:
+                        results[i] = []
+                if nonempty:
+                    for i, lp in zip(nonempty, self._forward_logprobs([encoded[i] for i in nonempty])):
+                        results[i] = lp
+                if bar is not None:
+                    bar.update(len(batch))
+        if bar is not None:
+            bar.close()
+        out = []
+        for text, ids, lps in zip(texts, encoded, results):
+            scored = ids[1:]  # the first id (BOS, or the first token when there is none) is context only
+            out.append(TokenScores(text=text, tokens=self.tokenizer.convert_ids_to_tokens(scored),
+                                   token_ids=scored, logprobs=list(lps or [])))
+        return out
+
+    def score(self, texts: Sequence[str], reduction: Reduction | None = None) -> list[float]:
+        """Log-probability of each text: the sum over its tokens (``reduction="sum"``) or the
+        per-token mean (``"mean"``); defaults to the scorer's ``reduction``."""
+        red = reduction or self.reduction
+        return [ts.reduce(red) for ts in self.token_logprobs(texts)]
+
+    def __repr__(self) -> str:
+        return (f"CausalLMScorer(model={self.model_name!r}, device={self.device!r}, "
+                f"batch_size={self.batch_size}, dtype={self.dtype})")
+
+
+class MaskedLMScorer:
+    """Pseudo-log-likelihoods and fill-in candidates from a masked language model.
+
+    ``model``: a hub id (e.g. ``"bert-large-cased"``, as in CREST) or a local directory. PLL masks
+    each non-special token in turn (one copy of the text per token, batched ``batch_size`` copies
+    per forward pass) and sums ``log p(token | rest)``; words split into several word pieces have
+    each piece masked separately, as in Salazar et al. (2020).
+    """
+
+    def __init__(self, model: str | os.PathLike[str] = "bert-large-cased", device: str = "auto",
+                 batch_size: int | None = None, dtype: Any = "auto", *, max_length: int = 256,
+                 show_progress: bool = False) -> None:
+        from transformers import AutoModelForMaskedLM, AutoTokenizer
+
+        self.model_name = str(model)
+        self.device = pick_device(device)
+        self.dtype = _resolve_dtype(dtype, self.device)
+        self.batch_size = resolve_batch_size(batch_size, self.device, cpu=16, cuda=128)
+        self.tokenizer = AutoTokenizer.from_pretrained(self.model_name)
+        self.model = AutoModelForMaskedLM.from_pretrained(self.model_name, dtype=self.dtype)
+        self.model.to(self.device).eval()
+        self._setup(max_length=max_length, show_progress=show_progress)
+
+    @classmethod
+    def from_model(cls, model, tokenizer, *, device: str = "cpu", batch_size: int | None = None,
+                   max_length: int = 256, show_progress: bool = False) -> MaskedLMScorer:
+        """Wrap an already-loaded masked LM and its tokenizer (tests, custom models)."""
+        self = cls.__new__(cls)
+        self.model_name = getattr(getattr(model, "config", None), "name_or_path", "") or type(model).__name__
+        self.device = pick_device(device)
+        self.dtype = next(model.parameters()).dtype
+        self.batch_size = resolve_batch_size(batch_size, self.device, cpu=16, cuda=128)
+        self.tokenizer = tokenizer
+        self.model = model.to(self.device).eval()
+        self._setup(max_length=max_length, show_progress=show_progress)
+        return self
+
+    def _setup(self, *, max_length: int, show_progress: bool) -> None:
+        tok = self.tokenizer
+        if tok.mask_token_id is None:
+            raise ValueError(f"tokenizer of {self.model_name!r} has no mask token; not a masked LM")
+        self.mask_id: int = tok.mask_token_id
+        self.pad_id: int = tok.pad_token_id if tok.pad_token_id is not None else 0
+        self.max_length = max_length
+        self.show_progress = show_progress
+        self.special_ids = set(tok.all_special_ids)
+        vocab = tok.get_vocab()
+        # ids that make sensible whole-word substitutes: no special tokens, no continuation pieces
+        # (WordPiece "##x"), no unused slots, something alphanumeric in them
+        bad = []
+        for piece, idx in vocab.items():
+            if (idx in self.special_ids or piece.startswith("##") or piece.startswith("[unused")
+                    or not any(ch.isalnum() for ch in piece)):
+                bad.append(idx)
+        self._bad_candidate_ids = sorted(bad)
+
+    # -- batching helper -------------------------------------------------------------------------
+    def _run(self, seqs: list[list[int]], positions: list[int]):
+        """Vocabulary log-probabilities (float32, on CPU) at ``positions[i]`` of ``seqs[i]``."""
+        import torch
+
+        width = max(len(s) for s in seqs)
+        ids = torch.full((len(seqs), width), self.pad_id, dtype=torch.long)
+        mask = torch.zeros((len(seqs), width), dtype=torch.long)
+        for i, s in enumerate(seqs):
+            ids[i, : len(s)] = torch.tensor(s, dtype=torch.long)
+            mask[i, : len(s)] = 1
+        logits = self.model(input_ids=ids.to(self.device), attention_mask=mask.to(self.device)).logits
+        rows = logits[torch.arange(len(seqs), device=logits.device),
+                      torch.tensor(positions, device=logits.device)]
+        return torch.log_softmax(rows.float(), dim=-1).cpu()
+
+    def _encode(self, text: str) -> list[int]:
+        ids = list(self.tokenizer(text, truncation=True, max_length=self.max_length)["input_ids"])
+        return ids
+
+    # -- pseudo-log-likelihood -------------------------------------------------------------------
+    def token_logprobs(self, texts: Sequence[str]) -> list[TokenScores]:
+        """PLL terms: for each non-special token, ``log p(token | text with it masked)``."""
+        import torch
+
+        texts = _check_texts(texts)
+        encoded = [self._encode(t) for t in texts]
+        jobs: list[tuple[int, int]] = [(t, p) for t, ids in enumerate(encoded)
+                                       for p, tid in enumerate(ids) if tid not in self.special_ids]
+        jobs.sort(key=lambda j: (len(encoded[j[0]]), j))
+        values: dict[tuple[int, int], float] = {}
+        bar = _progress(len(jobs), self.show_progress, "PLL scoring")
+        with torch.inference_mode():
+            for start in range(0, len(jobs), self.batch_size):
+                chunk = jobs[start:start + self.batch_size]
+                seqs = []
+                for t, p in chunk:
+                    s = list(encoded[t])
+                    s[p] = self.mask_id
+                    seqs.append(s)
+                lp = self._run(seqs, [p for _, p in chunk])
+                for row, (t, p) in enumerate(chunk):
+                    values[(t, p)] = float(lp[row, encoded[t][p]])
+                if bar is not None:
+                    bar.update(len(chunk))
+        if bar is not None:
+            bar.close()
+        out = []
+        for t, (text, ids) in enumerate(zip(texts, encoded)):
+            pos = [p for p, tid in enumerate(ids) if tid not in self.special_ids]
+            scored = [ids[p] for p in pos]
+            out.append(TokenScores(text=text, tokens=self.tokenizer.convert_ids_to_tokens(scored),
+                                   token_ids=scored, logprobs=[values[(t, p)] for p in pos]))
+        return out
+
+    def score(self, texts: Sequence[str], reduction: Reduction = "sum") -> list[float]:
+        """Pseudo-log-likelihood of each text (sum over tokens, or per-token mean)."""
+        return [ts.reduce(reduction) for ts in self.token_logprobs(texts)]
+
+    # -- fill-in candidates ----------------------------------------------------------------------
+    def propose_many(self, requests: Sequence[tuple[Sequence[str], int]], top_k: int = 10,
+                     min_prob: float = 0.0, exclude_original: bool = True,
+                     keep: Callable[[str], bool] | None = None) -> list[list[Candidate]]:
+        """:meth:`propose` for many ``(tokens, position)`` pairs, batched."""
+        import torch
+
+        if top_k < 1:
+            raise ValueError(f"top_k must be positive, got {top_k}")
+        seqs: list[list[int]] = []
+        positions: list[int] = []
+        for tokens, position in requests:
+            tokens = list(tokens)
+            if not 0 <= position < len(tokens):
+                raise IndexError(f"position {position} outside the {len(tokens)} tokens {tokens!r}")
+            words = tokens[:position] + [self.tokenizer.mask_token] + tokens[position + 1:]
+            ids = list(self.tokenizer(words, is_split_into_words=True, truncation=True,
+                                      max_length=self.max_length)["input_ids"])
+            where = [i for i, x in enumerate(ids) if x == self.mask_id]
+            if len(where) != 1:
+                raise ValueError(f"mask at position {position} was truncated away or duplicated in {tokens!r}")
+            seqs.append(ids)
+            positions.append(where[0])
+        out: list[list[Candidate]] = []
+        with torch.inference_mode():
+            for start in range(0, len(seqs), self.batch_size):
+                lp = self._run(seqs[start:start + self.batch_size], positions[start:start + self.batch_size])
+                probs = lp.exp()
+                if self._bad_candidate_ids:
+                    probs[:, self._bad_candidate_ids] = 0.0
+                for row, (tokens, position) in zip(probs, requests[start:start + self.batch_size]):
+                    original = tokens[position]
+                    cands: list[Candidate] = []
+                    # look further than top_k so filtered-out entries do not shrink the list
+                    k = min(row.numel(), top_k * 4 + 8)
+                    vals, idx = torch.topk(row, k)
+                    for p, i in zip(vals.tolist(), idx.tolist()):
+                        if p < min_prob or p <= 0.0 or len(cands) >= top_k:
+                            break
+                        tok = self.tokenizer.convert_ids_to_tokens(i)
+                        if exclude_original and tok == original:
+                            continue
+                        if keep is not None and not keep(tok):
+                            continue
+                        cands.append(Candidate(tok, float(p)))
+                    out.append(cands)
+        return out
+
+    def propose(self, tokens: Sequence[str], position: int, top_k: int = 10, min_prob: float = 0.0,
+                exclude_original: bool = True, keep: Callable[[str], bool] | None = None) -> list[Candidate]:
+        """Masked-LM substitutes for ``tokens[position]``: the word is replaced by the mask token,
+        and the ``top_k`` most probable whole-word vocabulary entries with probability
+        ``>= min_prob`` are returned, most probable first. Special tokens, word-piece continuations
+        and punctuation-only entries are never proposed; the original word is skipped when
+        ``exclude_original``; ``keep`` filters further (e.g. by part of speech)."""
+        return self.propose_many([(tokens, position)], top_k=top_k, min_prob=min_prob,
+                                 exclude_original=exclude_original, keep=keep)[0]
+
+    def __repr__(self) -> str:
+        return (f"MaskedLMScorer(model={self.model_name!r}, device={self.device!r}, "
+                f"batch_size={self.batch_size})")
+
+
+def scorer_from_config(cfg: Any) -> CausalLMScorer | MaskedLMScorer:
+    """Build the LM scorer described by the ``resources`` config group (``conf/resources``):
+    ``cfg.lm.kind`` picks ``"causal"`` or ``"masked"`` from :data:`lingtest.resources.LM_SCORERS`."""
+    from lingtest.resources import LM_SCORERS
+
+    lm = cfg["lm"]
+    kind = lm["kind"]
+    device = pick_device(lm.get("device") or cfg.get("device") or "auto")
+    if kind == "masked":
+        m = cfg["masked_lm"]
+        bs = resolve_batch_size(None, device, cpu=m["batch_size_cpu"], cuda=m["batch_size_cuda"])
+        return LM_SCORERS.get("masked")(m["model"], device=device, batch_size=bs, dtype=m.get("dtype", "auto"),
+                                        max_length=m.get("max_length", 256))
+    model = lm["model"]
+    if model == "offline-default" and lm.get("offline_model_dir"):
+        model = lm["offline_model_dir"]
+    bs = resolve_batch_size(None, device, cpu=lm["batch_size_cpu"], cuda=lm["batch_size_cuda"])
+    return LM_SCORERS.get(kind)(model, device=device, batch_size=bs, dtype=lm.get("dtype", "auto"),
+                                max_length=lm.get("max_length", 512), reduction=lm.get("reduction", "sum"))

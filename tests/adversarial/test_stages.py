@@ -1,0 +1,115 @@
+"""The stage bodies on the tiny fixture in a temporary project folder."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from omegaconf import OmegaConf
+
+from lingtest.data import Document, read_jsonl
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class Recorder:
+    def __init__(self):
+        self.metrics, self.params, self.artifacts, self.tags = {}, {}, [], {}
+
+    def log_params(self, d):
+        self.params.update(d)
+
+    def log_metrics(self, d):
+        self.metrics.update(d)
+
+    def log_artifact(self, p):
+        self.artifacts.append(p)
+
+    def set_tags(self, d):
+        self.tags.update(d)
+
+
+@pytest.fixture()
+def project(tmp_path, fixtures_dir, monkeypatch):
+    prepared = tmp_path / "data" / "prepared" / "tiny"
+    prepared.mkdir(parents=True)
+    for split in ("train", "test"):
+        shutil.copy(fixtures_dir / "adversarial" / f"{split}.jsonl", prepared / f"{split}.jsonl")
+    monkeypatch.chdir(tmp_path)
+    adv = OmegaConf.load(ROOT / "conf" / "adversarial" / "default.yaml")
+    cfg = OmegaConf.create({"dataset": "tiny", "seed": 13, "adversarial": adv})
+    cfg.adversarial.splits = ["train", "test"]
+    cfg.adversarial.sets = ["swap", "visual", "mixed"]
+    cfg.adversarial.p = 1.0
+    cfg.adversarial.mixed.schemes = {"swap": 1, "delete": 1}
+    return tmp_path, cfg
+
+
+def test_generate_and_overlap(project):
+    from lingtest.pipeline.adversarial import generate, overlap
+
+    root, cfg = project
+    rec = Recorder()
+    generate(cfg, rec)
+    base = root / "data" / "adversarial" / "tiny"
+    for s in ("clean", "swap", "visual", "mixed"):
+        for split in ("train", "test"):
+            assert (base / s / f"{split}.jsonl").exists() and (base / s / f"{split}.conll").exists()
+    swapped = list(read_jsonl(base / "swap" / "test.jsonl", Document.from_dict))
+    assert swapped[0].words[0] != "Mary" and swapped[0].words[3] == "dog"
+    changes = [json.loads(x) for x in (base / "swap" / "test.changes.jsonl").read_text().splitlines()[1:]]
+    assert sorted(c["original"] for c in changes) == ["John", "Mary", "Mary"]
+    assert rec.metrics["swap.test.changed_mention_share"] == pytest.approx(0.6)
+    # a second run writes the same files (seeded)
+    first = (base / "mixed" / "train.jsonl").read_text()
+    generate(cfg, Recorder())
+    assert (base / "mixed" / "train.jsonl").read_text() == first
+
+    out = overlap(cfg, rec)
+    written = json.loads((root / "metrics" / "adversarial_coref" / "overlap.json").read_text())
+    assert written["sets"]["clean"]["test_vs_clean_train"]["share"] == pytest.approx(0.4)
+    assert written["sets"]["swap"]["test_vs_clean_train"]["share"] == pytest.approx(0.2)
+    assert written["sets"]["swap"]["changed_mentions"]["share"] == pytest.approx(0.6)
+    assert written["groups"]["alpha"]["sets"] == ["swap", "visual"]
+    at = written["adversarial_training"]["swap"]
+    assert at["ratio"] == 0.5 and set(at["test_sets"]) == {"clean", "swap", "visual", "mixed"}
+    assert out["dataset"] == "tiny" and rec.metrics["overlap.clean"] == pytest.approx(0.4)
+
+
+def test_generate_needs_prepared_data(project):
+    from lingtest.errors import LingtestError
+    from lingtest.pipeline.adversarial import generate
+
+    _, cfg = project
+    cfg.dataset = "missing"
+    with pytest.raises(LingtestError, match="prepare"):
+        generate(cfg, Recorder())
+
+
+def test_score_with_an_oracle_system(project, monkeypatch):
+    pytest.importorskip("lingtest.metrics.coref")
+    import lingtest.systems as systems
+    from lingtest.pipeline.adversarial import generate, score
+
+    root, cfg = project
+    generate(cfg, Recorder())
+    gold = {d.key: d.clusters for d in read_jsonl(root / "data" / "adversarial" / "tiny" / "clean" / "test.jsonl",
+                                                    Document.from_dict)}
+
+    class Oracle:
+        name = "oracle"
+
+        def predict(self, docs):
+            return [gold[d.key] for d in docs]  # perturbations keep spans (no multi-word schemes here)
+
+    monkeypatch.setattr(systems, "get_system", lambda name, **kw: Oracle())
+    cfg.adversarial.systems = ["oracle"]
+    rec = Recorder()
+    res = score(cfg, rec)
+    assert res["oracle"]["table3"]["clean"] == pytest.approx(100.0)
+    assert res["oracle"]["table3"]["alpha_delta"] == pytest.approx(0.0)
+    assert (root / "metrics" / "adversarial_coref" / "oracle.json").exists()
+    assert (root / "metrics" / "adversarial_coref" / "conll_f1.png").exists()
+    assert "oracle" in (root / "metrics" / "adversarial_coref" / "table3.md").read_text()

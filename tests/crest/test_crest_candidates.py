@@ -1,0 +1,159 @@
+"""Candidate proposers, inflection and LM ranking."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from lingtest.crest.candidates import PROPOSERS, Candidate, get_proposer, merge_candidates
+from lingtest.crest.candidates.masked_lm import MaskedLMProposer
+from lingtest.crest.candidates.rank import LMRanker, softmax
+from lingtest.crest.candidates.vectors import VectorIndex, VectorProposer
+from lingtest.crest.inflect import inflect_like, match_case
+from lingtest.data.model import Sentence, Token
+
+from conftest import FakeScorer
+
+
+def _sent(spec: str) -> Sentence:
+    """'word/UPOS/TAG/lemma ...'"""
+    toks = []
+    for item in spec.split():
+        w, u, t, lem = item.split("/")
+        toks.append(Token(w, pos=u, tag=t, lemma=lem))
+    return Sentence(toks)
+
+
+def test_registry_names():
+    assert {"wordnet", "vectors", "masked_lm"} <= set(PROPOSERS.names())
+
+
+@pytest.mark.parametrize("lemma,tag,upos,expected", [
+    ("devour", "VBD", "VERB", "devoured"), ("pond", "NNS", "NOUN", "ponds"),
+    ("ice cream", "NNS", "NOUN", "ice creams"), ("look_into", "VBZ", "VERB", "looks into"),
+    ("good", "JJR", "ADJ", "better"), ("pond", "NN", "NOUN", "pond"),
+])
+def test_inflect_like(lemma, tag, upos, expected):
+    assert inflect_like(lemma, tag, upos) == expected
+
+
+def test_match_case():
+    assert match_case("pond", "Lake") == "Pond"
+    assert match_case("pond", "LAKE") == "POND"
+    assert match_case("pond", "lake") == "pond"
+
+
+def test_merge_candidates_dedupes_and_drops_original():
+    a = [Candidate("Large", "wordnet_synonym"), Candidate("big", "wordnet_synonym")]
+    b = [Candidate("large", "vectors"), Candidate("huge", "vectors")]
+    got = merge_candidates("big", [a, b])
+    assert [(c.text, c.source) for c in got] == [("Large", "wordnet_synonym"), ("huge", "vectors")]
+
+
+def test_wordnet_synonyms_antonyms_inflected():
+    p = get_proposer("wordnet", max_senses=2)
+    s = _sent("The/DET/DT/the big/ADJ/JJ/big dogs/NOUN/NNS/dog walked/VERB/VBD/walk quickly/ADV/RB/quickly")
+    out = p.propose(s, range(5))
+    assert 0 not in out  # determiners are not replaced
+    big = {(c.text, c.source) for c in out[1]}
+    assert ("large", "wordnet_synonym") in big and ("little", "wordnet_antonym") in big
+    quick = {(c.text, c.source) for c in out[4]}
+    assert ("rapidly", "wordnet_synonym") in quick and ("slowly", "wordnet_antonym") in quick
+    assert ("rode", "wordnet_antonym") in {(c.text, c.source) for c in out[3]}  # inflected to VBD
+    assert all(c.text.lower() != "dogs" for c in out.get(2, []))
+    # sense restriction: fewer senses, fewer (or equal) candidates
+    one = get_proposer("wordnet", max_senses=1).propose(s, [4])
+    assert len(one.get(4, [])) <= len(out[4])
+
+
+class _FakeVocab:
+    """A tiny vector table: 'lake' ~ 'pond' ~ 'pool', 'eat' ~ 'devour'."""
+
+    def __init__(self):
+        self.words = ["lake", "pond", "pool", "sea", "eat", "devour", "run"]
+        vecs = {"lake": [1, 0.1, 0], "pond": [1, 0.2, 0], "pool": [0.9, 0.3, 0], "sea": [0.2, 1, 0],
+                "eat": [0, 0, 1], "devour": [0.1, 0, 1], "run": [0, 1, 0.1]}
+        self.key = {w: i + 1 for i, w in enumerate(self.words)}
+        self.vectors = SimpleNamespace(data=np.array([vecs[w] for w in self.words], dtype=np.float32),
+                                       key2row={self.key[w]: i for i, w in enumerate(self.words)})
+        self.strings = SimpleNamespace(__getitem__=None)
+
+        class _S(dict):
+            def __getitem__(s, w):
+                return self.key.get(w, -1)
+        self.strings = _S()
+
+
+class _FakeWN:
+    LEMMAS = {"n": ["lake", "pond", "pool", "sea", "run"], "v": ["eat", "devour", "run"], "a": [], "s": [], "r": []}
+
+    def all_lemma_names(self, pos):
+        return self.LEMMAS[pos]
+
+
+def test_vector_proposer_same_pos_inflected():
+    idx = VectorIndex(_FakeVocab(), _FakeWN())
+    p = VectorProposer(index=idx, topn=2, min_similarity=0.5)
+    s = _sent("The/DET/DT/the lakes/NOUN/NNS/lake ate/VERB/VBD/eat")
+    out = p.propose(s, [0, 1, 2])
+    assert [c.text for c in out[1]] == ["ponds", "pools"]
+    assert [c.text for c in out[2]] == ["devoured"]  # 'run' is a verb but not similar enough
+    assert all(c.source == "vectors" for c in out[1] + out[2])
+
+
+class _FakeMLM:
+    def __init__(self):
+        self.requests = None
+
+    def propose_many(self, requests, top_k=10, min_prob=0.0):
+        self.requests = list(requests)
+        table = {"quickly": [("rapidly", 0.5), ("slowly", 0.2), ("##ly", 0.15), ("fast", 0.05)]}
+        return [[SimpleNamespace(token=t, prob=p) for t, p in table.get(words[i], []) if p >= min_prob]
+                for words, i in requests]
+
+
+def test_masked_lm_proposer_filters_by_probability():
+    fake = _FakeMLM()
+    p = MaskedLMProposer(scorer=fake, min_prob=0.1)
+    s = _sent("He/PRON/PRP/he ran/VERB/VBD/run quickly/ADV/RB/quickly")
+    out = p.propose(s, [0, 1, 2])
+    assert len(fake.requests) == 2  # one batch, content words only
+    assert [(c.text, c.prob) for c in out[2]] == [("rapidly", 0.5), ("slowly", 0.2)]
+
+
+def test_softmax():
+    assert softmax([0.0, 0.0]) == [0.5, 0.5]
+    p = softmax([-1000.0, -1001.0])
+    assert abs(sum(p) - 1) < 1e-9 and p[0] > p[1]
+
+
+def test_ranker_one_batch_filters_and_orders():
+    s = _sent("The/DET/DT/the big/ADJ/JJ/big dog/NOUN/NN/dog ran/VERB/VBD/run")
+    cands = {1: [Candidate("enormous", "wordnet_synonym"), Candidate("huge", "vectors"),
+                 Candidate("gargantuanish", "vectors")],
+             2: [Candidate("cat", "vectors")]}
+    scorer = FakeScorer()
+    r = LMRanker(scorer, threshold=0.2, include_original=True, filter_sources=["vectors"])
+    out = r.rank(s, cands)
+    assert scorer.calls == 1 and scorer.texts == 6  # 2 originals + 4 candidates
+    # position 1: original "big" (3 chars) vs huge (4), enormous (8), gargantuanish (13)
+    assert [c.text for c in out[1]] == ["huge", "enormous"]  # long vector candidate dropped, WordNet kept
+    assert out[1][0].prob > out[1][1].prob
+    assert out[1][1].prob < 0.2  # WordNet candidates are only re-ordered, never dropped
+    assert 0.2 <= out[2][0].prob  # "cat" is as long as "dog": 0.5
+    assert all(0 < c.prob < 1 for lst in out.values() for c in lst)
+
+
+def test_ranker_window_cancels_prefix():
+    s = _sent("a/DET/DT/a b/NOUN/NN/b c/NOUN/NN/c d/NOUN/NN/d e/NOUN/NN/e")
+    seen = []
+
+    class Rec(FakeScorer):
+        def score(self, texts):
+            seen.extend(texts)
+            return super().score(texts)
+
+    LMRanker(Rec(), window=1).rank(s, {1: [Candidate("bb", "vectors")]})
+    assert seen == ["a b c", "a bb c"]

@@ -1,0 +1,113 @@
+"""Stage bodies end to end with fakes: suite reproducibility, metrics, ablation outputs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from omegaconf import OmegaConf
+
+from lingtest.crest.candidates import PROPOSERS
+from lingtest.crest.suite import load_generated
+from lingtest.data import Cluster, Document, Mention, Sentence, Token, TestCase, read_jsonl, write_jsonl
+from lingtest.parsing import PARSERS
+from lingtest.pipeline import crest as stages
+from lingtest.systems import SYSTEMS
+from lingtest.tracking import NullTracker
+
+from conftest import TABLE, FakeParser, FakeProposer, FakeSystem
+
+CONF = Path(__file__).resolve().parents[2] / "conf" / "crest" / "default.yaml"
+
+
+@pytest.fixture
+def cfg(tmp_path, monkeypatch, corpus_docs):
+    monkeypatch.setitem(PARSERS._entries, "fake_crest", FakeParser)
+    monkeypatch.setitem(PROPOSERS._entries, "fake_crest", lambda **kw: FakeProposer(TABLE))
+    monkeypatch.setitem(SYSTEMS._entries, "fake_crest", FakeSystem)
+    # a source the fake system gets wrong (it links "him" too) and breaks on with "rapidly"
+    s = "John quickly saw him and he liked the big dog ."
+    doc3 = Document("doc3", sentences=[Sentence([Token(w) for w in s.split()])],
+                    clusters=[Cluster([Mention(0, 1), Mention(5, 6)])])
+    inp = tmp_path / "prepared" / "test.jsonl"
+    write_jsonl(inp, [*corpus_docs, doc3], kind="document")
+    crest = OmegaConf.load(CONF)
+    root = OmegaConf.create({"dataset": "toy", "seed": 7, "parser": {"name": "fake_crest"},
+                             "systems": {}, "crest": crest})
+    over = {"input": str(inp), "n_sources": None, "systems": ["fake_crest"],
+            "proposers": {"enabled": ["fake_crest"]}, "ranker": {"enabled": False},
+            "cache_predictions": False, "max_followups": 3,
+            "ablation": {"system": "fake_crest", "M": [1, 3, 5]},
+            "outputs": {"generated": str(tmp_path / "gen.jsonl"), "suite": str(tmp_path / "suite.jsonl"),
+                        "metrics_dir": str(tmp_path / "metrics")}}
+    return OmegaConf.merge(root, {"crest": over})
+
+
+def test_default_config_has_every_knob():
+    c = OmegaConf.load(CONF)
+    for key in ("n_sources", "max_followups", "seed", "select", "systems", "batch_size", "proposers",
+                "ranker", "oracle", "ablation", "outputs"):
+        assert key in c
+    assert c.oracle.thr_p == 1.0 and c.oracle.thr_r == 1.0 and c.max_followups == 20
+    assert list(c.ablation.M) == [10, 20, 30, 50] and c.ranker.threshold == 0.1
+
+
+def test_generate_evaluate_ablation(cfg, tmp_path):
+    tracker = NullTracker()
+    g = stages.generate(cfg, tracker)
+    assert g["sources"] == 3
+    assert g["selected"] <= g["generated"]
+    assert tracker.metrics["crest.sources"] == 3.0
+    suite = list(read_jsonl(tmp_path / "suite.jsonl", TestCase.from_dict, kind="testcase"))
+    assert len(suite) == g["suite_size"] > 0
+    tc = suite[0]
+    assert tc.technique == "crest" and tc.relation == "coreference-invariance"
+    assert {"position", "old_token", "new_token", "candidate_source", "gold_clusters",
+            "followup_gold_clusters"} <= set(tc.meta)
+    assert all(t.meta["selected"] and t.meta["order"] < 3 for t in suite)
+    # the generated file holds everything up to max(M, ablation M) with parses
+    sources, fus = load_generated(tmp_path / "gen.jsonl")
+    assert len(sources) == 3 and max(f.order for fs in fus.values() for f in fs) < 5
+    assert all(f.sentence.tree is not None for fs in fus.values() for f in fs)
+
+    rows = stages.evaluate(cfg, tracker)
+    r = rows["fake_crest"]
+    on_disk = json.loads((tmp_path / "metrics" / "fake_crest.json").read_text())
+    assert on_disk["issues"] == r["issues"] > 0  # the planted "rapidly" bug is found
+    assert r["sources_wrong"] == 1 and r["hits"] == 1
+    assert r["precision"] == 1.0 and r["false_positives"] == 0
+    assert r["issue_types"]["missing_entity"] >= 1
+    assert r["issues_by_candidate_source"] == {"wordnet_synonym": r["issues"]}
+    assert (tmp_path / "metrics" / "table1.md").read_text().count("|") > 10
+
+    abl = stages.ablation(cfg, tracker)
+    assert [(a["M"], a["select"]) for a in abl] == [(1, True), (3, True), (5, True),
+                                                      (1, False), (3, False), (5, False)]
+    by = {(a["M"], a["select"]): a for a in abl}
+    assert by[(3, True)]["issues"] == r["issues"]  # same numbers as the evaluation at M = 3
+    assert by[(5, False)]["tests"] >= by[(5, True)]["tests"]
+    assert by[(1, False)]["tests"] <= by[(3, False)]["tests"] <= by[(5, False)]["tests"]
+    for f in ("ablation.json", "ablation.md", "ablation.png"):
+        assert (tmp_path / "metrics" / f).stat().st_size > 0
+    assert (tmp_path / "metrics" / "ablation.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_suite_is_byte_identical_across_runs(cfg, tmp_path):
+    stages.generate(cfg, NullTracker())
+    first = (tmp_path / "suite.jsonl").read_bytes()
+    gen_first = (tmp_path / "gen.jsonl").read_bytes()
+    stages.generate(cfg, NullTracker())
+    assert (tmp_path / "suite.jsonl").read_bytes() == first
+    assert (tmp_path / "gen.jsonl").read_bytes() == gen_first
+    other = OmegaConf.merge(cfg, {"crest": {"n_sources": 2, "seed": 99}})
+    stages.generate(other, NullTracker())
+    assert (tmp_path / "suite.jsonl").read_bytes() != first
+
+
+def test_missing_input_says_how_to_make_it(cfg):
+    from lingtest.errors import MissingResourceError
+
+    bad = OmegaConf.merge(cfg, {"crest": {"input": "/nonexistent/test.jsonl"}})
+    with pytest.raises(MissingResourceError, match="prepare"):
+        stages.generate(bad, NullTracker())

@@ -1,0 +1,212 @@
+"""CausalLMScorer and MaskedLMScorer logic on tiny randomly initialised models (no download)."""
+
+from __future__ import annotations
+
+import inspect
+import math
+
+import pytest
+import torch
+
+from lingtest.resources.lm import CausalLMScorer, MaskedLMScorer, TokenScores
+
+WORDS = ["the", "a", "cat", "dog", "sat", "ran", "on", "mat", "big", "small", "house", "."]
+
+
+@pytest.fixture(scope="module")
+def gpt2_parts():
+    from tokenizers import Tokenizer
+    from tokenizers.models import WordLevel
+    from tokenizers.pre_tokenizers import WhitespaceSplit
+    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
+
+    vocab = {"<|endoftext|>": 0, "<pad>": 1, "<unk>": 2, **{w: i + 3 for i, w in enumerate(WORDS)}}
+    core = Tokenizer(WordLevel(vocab, unk_token="<unk>"))
+    core.pre_tokenizer = WhitespaceSplit()
+    tok = PreTrainedTokenizerFast(tokenizer_object=core, bos_token="<|endoftext|>", eos_token="<|endoftext|>",
+                                  unk_token="<unk>", pad_token="<pad>")
+    torch.manual_seed(0)
+    model = GPT2LMHeadModel(GPT2Config(vocab_size=len(vocab), n_positions=32, n_embd=32, n_layer=2, n_head=2,
+                                       bos_token_id=0, eos_token_id=0, pad_token_id=1)).eval()
+    return model, tok
+
+
+@pytest.fixture(scope="module")
+def causal(gpt2_parts):
+    model, tok = gpt2_parts
+    return CausalLMScorer.from_model(model, tok, device="cpu", batch_size=3)
+
+
+def manual_logprobs(model, ids: list[int]) -> list[float]:
+    with torch.no_grad():
+        logits = model(torch.tensor([ids])).logits[0]
+    lp = torch.log_softmax(logits.float(), dim=-1)
+    return [float(lp[i, ids[i + 1]]) for i in range(len(ids) - 1)]
+
+
+TEXTS = ["the cat sat on the mat .", "a dog ran", "big", "the small dog sat on a big house .", "mat the cat"]
+
+
+def test_causal_score_equals_manual_computation(causal, gpt2_parts):
+    model, tok = gpt2_parts
+    for text in TEXTS:
+        ids = [0] + tok(text, add_special_tokens=False)["input_ids"]
+        expected = manual_logprobs(model, ids)
+        (ts,) = causal.token_logprobs([text])
+        assert ts.token_ids == ids[1:] and ts.tokens == text.split()
+        assert ts.logprobs == pytest.approx(expected, abs=1e-5)
+        assert causal.score([text])[0] == pytest.approx(sum(expected), abs=1e-4)
+
+
+def test_causal_batching_matches_one_by_one(causal, gpt2_parts):
+    model, tok = gpt2_parts
+    batched = causal.score(TEXTS)
+    single = [causal.score([t])[0] for t in TEXTS]
+    assert batched == pytest.approx(single, abs=1e-4)
+    wide = CausalLMScorer.from_model(model, tok, device="cpu", batch_size=64).score(TEXTS)
+    assert wide == pytest.approx(single, abs=1e-4)
+    assert len(set(round(x, 4) for x in batched)) == len(TEXTS)  # order kept, not shuffled by length
+
+
+def test_causal_mean_reduction(causal):
+    sums = causal.score(TEXTS)
+    means = causal.score(TEXTS, reduction="mean")
+    for text, s, m in zip(TEXTS, sums, means):
+        assert m == pytest.approx(s / len(text.split()))
+    with pytest.raises(ValueError):
+        causal.score(TEXTS, reduction="max")  # type: ignore[arg-type]
+
+
+def test_causal_without_bos_skips_first_token(gpt2_parts):
+    model, tok = gpt2_parts
+    scorer = CausalLMScorer.from_model(model, tok, device="cpu", add_bos=False)
+    (ts,) = scorer.token_logprobs(["the cat sat"])
+    assert ts.tokens == ["cat", "sat"]
+    ids = tok("the cat sat", add_special_tokens=False)["input_ids"]
+    assert ts.logprobs == pytest.approx(manual_logprobs(model, ids), abs=1e-5)
+
+
+def test_causal_empty_text_and_truncation(gpt2_parts):
+    model, tok = gpt2_parts
+    scorer = CausalLMScorer.from_model(model, tok, device="cpu", max_length=4)
+    empty, long = scorer.token_logprobs(["", "the cat sat on the mat ."])
+    assert empty.logprobs == [] and empty.total == 0.0 and math.isnan(empty.mean)
+    assert long.tokens == ["the", "cat", "sat"]  # BOS + 3 tokens = max_length
+    with pytest.raises(TypeError):
+        scorer.score("a single string")  # type: ignore[arg-type]
+
+
+def test_causal_loads_from_directory(tmp_path, gpt2_parts, causal):
+    model, tok = gpt2_parts
+    model.save_pretrained(tmp_path)
+    tok.save_pretrained(tmp_path)
+    scorer = CausalLMScorer(str(tmp_path), device="cpu", batch_size=2, dtype="float32")
+    assert scorer.score(TEXTS) == pytest.approx(causal.score(TEXTS), abs=1e-4)
+    assert scorer.batch_size == 2 and scorer.dtype == torch.float32
+
+
+def test_token_scores_dataclass():
+    ts = TokenScores("x y", ["x", "y"], [5, 6], [-1.0, -3.0])
+    assert ts.total == -4.0 and ts.mean == -2.0 and ts.reduce("mean") == -2.0
+
+
+# ----------------------------------------------------------------------------- masked LM
+
+
+@pytest.fixture(scope="module")
+def bert_parts(fixtures_dir):
+    from transformers import BertConfig, BertForMaskedLM, BertTokenizerFast
+
+    vocab_path = fixtures_dir / "resources" / "tiny_bert_vocab.txt"
+    if "vocab" in inspect.signature(BertTokenizerFast.__init__).parameters:  # transformers >= 5
+        vocab = {w: i for i, w in enumerate(vocab_path.read_text().split())}
+        tok = BertTokenizerFast(vocab=vocab, do_lower_case=False)
+    else:
+        tok = BertTokenizerFast(vocab_file=str(vocab_path), do_lower_case=False)
+    assert tok.vocab_size == 21
+    torch.manual_seed(0)
+    config = BertConfig(vocab_size=tok.vocab_size, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                        intermediate_size=64, max_position_embeddings=64, pad_token_id=0)
+    return BertForMaskedLM(config).eval(), tok
+
+
+@pytest.fixture(scope="module")
+def masked(bert_parts):
+    model, tok = bert_parts
+    return MaskedLMScorer.from_model(model, tok, device="cpu", batch_size=5)
+
+
+def manual_pll(model, tok, text: str) -> list[float]:
+    ids = tok(text)["input_ids"]
+    out = []
+    for p in range(1, len(ids) - 1):  # [CLS] ... [SEP]
+        masked_ids = list(ids)
+        masked_ids[p] = tok.mask_token_id
+        with torch.no_grad():
+            logits = model(torch.tensor([masked_ids])).logits[0, p]
+        out.append(float(torch.log_softmax(logits, -1)[ids[p]]))
+    return out
+
+
+MTEXTS = ["the cat sat on the mat .", "The dogs ran", "a big house", "cats"]
+
+
+def test_pll_equals_manual_masking(masked, bert_parts):
+    model, tok = bert_parts
+    results = masked.token_logprobs(MTEXTS)
+    for text, ts in zip(MTEXTS, results):
+        assert ts.logprobs == pytest.approx(manual_pll(model, tok, text), abs=1e-5)
+        assert "[CLS]" not in ts.tokens and "[SEP]" not in ts.tokens
+    assert results[3].tokens == ["cat", "##s"]  # each word piece masked and scored separately
+    assert results[1].tokens == ["The", "dog", "##s", "ran"]
+
+
+def test_pll_batch_size_invariance(bert_parts, masked):
+    model, tok = bert_parts
+    one = MaskedLMScorer.from_model(model, tok, device="cpu", batch_size=1).score(MTEXTS)
+    assert masked.score(MTEXTS) == pytest.approx(one, abs=1e-4)
+    assert masked.score(MTEXTS, reduction="mean")[0] == pytest.approx(one[0] / 7, abs=1e-4)
+
+
+def test_propose_matches_softmax_and_filters(masked, bert_parts):
+    model, tok = bert_parts
+    words = ["the", "cat", "sat", "on", "the", "mat"]
+    cands = masked.propose(words, 1, top_k=5)
+    assert 0 < len(cands) <= 5
+    probs = [c.prob for c in cands]
+    assert probs == sorted(probs, reverse=True)
+    ids = tok(words[:1] + [tok.mask_token] + words[2:], is_split_into_words=True)["input_ids"]
+    pos = ids.index(tok.mask_token_id)
+    with torch.no_grad():
+        dist = torch.softmax(model(torch.tensor([ids])).logits[0, pos], -1)
+    for c in cands:
+        assert c.prob == pytest.approx(float(dist[tok.convert_tokens_to_ids(c.token)]), abs=1e-6)
+        assert not c.token.startswith("##") and c.token not in tok.all_special_tokens and c.token not in {".", ","}
+        assert c.token != "cat"  # original excluded
+    # the allowed entries of the full distribution, best first, are exactly what propose returns
+    allowed = [(float(dist[i]), t) for t, i in tok.get_vocab().items()
+               if not t.startswith("##") and t not in tok.all_special_tokens and t not in {".", ",", "cat"}]
+    assert [c.token for c in cands] == [t for _, t in sorted(allowed, reverse=True)[:5]]
+
+
+def test_propose_min_prob_keep_and_errors(masked):
+    words = ["a", "big", "house"]
+    cands = masked.propose(words, 2, top_k=50, min_prob=0.06)
+    assert all(c.prob >= 0.06 for c in cands)
+    with_orig = masked.propose(words, 2, top_k=50, exclude_original=False)
+    assert "house" in [c.token for c in with_orig]
+    only_upper = masked.propose(words, 2, top_k=50, keep=lambda t: t[0].isupper())
+    assert only_upper and all(c.token[0].isupper() for c in only_upper)
+    with pytest.raises(IndexError):
+        masked.propose(words, 3)
+    with pytest.raises(ValueError):
+        masked.propose(words, 0, top_k=0)
+
+
+def test_propose_many_equals_single(masked):
+    reqs = [(["the", "cat", "sat"], 0), (["a", "dog", "ran", "on", "the", "mat"], 4), (["cats"], 0)]
+    many = masked.propose_many(reqs, top_k=4)
+    for (words, pos), got in zip(reqs, many):
+        single = masked.propose(words, pos, top_k=4)
+        assert [c.token for c in got] == [c.token for c in single]
+        assert [c.prob for c in got] == pytest.approx([c.prob for c in single], abs=1e-5)
