@@ -5,9 +5,12 @@ merged and split, spurious mentions added), writes key and response as CoNLL fil
 temporary folder, then times
 
 * the whole ``coref-score --json`` subprocess (all metrics), median of ``--runs`` runs,
-  including Python start-up: ``lingtest coref-score`` when the ``lingtest`` console script has
-  that command, else ``python -m lingtest.commands.coref_score``;
-* in-process reading and scoring (median of ``--runs``).
+  including Python start-up, both as ``lingtest coref-score`` (typer; when the console script
+  has that command) and as ``python -m lingtest.commands.coref_score`` (argparse);
+* in-process reading and scoring (median of ``--runs``);
+
+with the CPU time of each (user + system) and the load average, since wall time on a shared
+machine depends on what else runs.
 
 Writes ``bench/results/coref_score.json`` (docs, seconds, docs/s) and prints it.
 
@@ -18,7 +21,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
+import resource
 import shutil
 import statistics
 import subprocess
@@ -27,6 +32,7 @@ import tempfile
 import time
 import warnings
 from pathlib import Path
+from typing import Any
 
 from lingtest.data.io import write_json
 from lingtest.data.model import Cluster, Document, Mention
@@ -80,13 +86,35 @@ def _crossing(spans: list[tuple[int, int]]) -> bool:
                for i, a in enumerate(spans) for b in spans[i + 1:])
 
 
-def _cli_command() -> list[str]:
+def _commands() -> dict[str, list[str]]:
+    """``lingtest coref-score`` (when the console script has it) and ``python -m`` (argparse)."""
+    cmds = {}
     exe = Path(sys.executable).parent / "lingtest"
     if exe.exists():
         probe = subprocess.run([str(exe), "coref-score", "--help"], capture_output=True, text=True)
         if probe.returncode == 0:
-            return [str(exe), "coref-score"]
-    return [sys.executable, "-m", "lingtest.commands.coref_score"]
+            cmds["lingtest coref-score"] = [str(exe), "coref-score"]
+    cmds["python -m lingtest.commands.coref_score"] = [sys.executable, "-m", "lingtest.commands.coref_score"]
+    return cmds
+
+
+def _time_command(cmd: list[str], key: Path, resp: Path, runs: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    walls: list[float] = []
+    cpus: list[float] = []
+    result: dict[str, Any] = {}
+    for _ in range(runs):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t0 = time.perf_counter()
+        proc = subprocess.run([*cmd, str(key), str(resp), "--json"], capture_output=True, text=True)
+        walls.append(time.perf_counter() - t0)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+        if proc.returncode != 0:
+            sys.exit(f"{' '.join(cmd)} failed ({proc.returncode}): {proc.stderr}")
+        result = json.loads(proc.stdout)
+    wall = statistics.median(walls)
+    return {"seconds_median": round(wall, 4), "seconds_all": [round(w, 4) for w in walls],
+            "cpu_seconds_median": round(statistics.median(cpus), 4), "docs_per_s": None}, result
 
 
 def main() -> None:
@@ -101,47 +129,47 @@ def main() -> None:
         sys.exit("no data mirror found (pass --mirror)")
     conll_dir = mirror / "ontogum" / "coref" / "ontogum" / "conll"
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the two known flaws of the released OntoGUM
+        warnings.simplefilter("ignore")  # the known flaws of the released OntoGUM, reported elsewhere
         docs = list(read_ontogum(conll_dir, malformed="warn", duplicates="drop"))
     rng = random.Random(args.seed)
     perturbed = [perturb(d, rng) for d in docs]
-    cmd = _cli_command()
     tmp = Path(tempfile.mkdtemp(prefix="bench_coref_"))
+    timings: dict[str, dict[str, Any]] = {}
+    load_before = os.getloadavg()[0]
     try:
         key, resp = tmp / "key.conll", tmp / "response.conll"
         write_conll(docs, key)
         write_conll(perturbed, resp)
-        walls: list[float] = []
-        result = None
-        for _ in range(args.runs):
-            t0 = time.perf_counter()
-            proc = subprocess.run([*cmd, str(key), str(resp), "--json"], capture_output=True, text=True)
-            walls.append(time.perf_counter() - t0)
-            if proc.returncode != 0:
-                sys.exit(f"coref-score failed ({proc.returncode}): {proc.stderr}")
-            result = json.loads(proc.stdout)
+        results = []
+        for name, cmd in _commands().items():
+            timings[name], result = _time_command(cmd, key, resp, args.runs)
+            timings[name]["docs_per_s"] = round(len(docs) / timings[name]["seconds_median"], 1)
+            results.append(result)
         inproc: list[float] = []
+        inproc_cpu: list[float] = []
         for _ in range(args.runs):
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             scores = score_documents(read_coref_records(key), read_coref_records(resp), METRIC_NAMES)
             inproc.append(time.perf_counter() - t0)
-        assert result is not None
-        assert abs(result["conll_f1"] - conll_f1_from_scores(scores)) < 1e-12
+            inproc_cpu.append(time.process_time() - c0)
+        for result in results:  # every command prints what the library computes
+            assert abs(result["conll_f1"] - conll_f1_from_scores(scores)) < 1e-12
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    wall, inp = statistics.median(walls), statistics.median(inproc)
+    inp = statistics.median(inproc)
+    result = results[0]
     report = {
         "docs": len(docs),
         "tokens": sum(len(d.words) for d in docs),
         "mentions": sum(len(c.mentions) for d in docs for c in d.clusters),
-        "command": " ".join(Path(c).name if i == 0 else c for i, c in enumerate(cmd)),
         "runs": args.runs,
         "seed": args.seed,
-        "subprocess_seconds_median": round(wall, 4),
-        "subprocess_seconds_all": [round(w, 4) for w in walls],
-        "subprocess_docs_per_s": round(len(docs) / wall, 1),
+        "subprocess": timings,
         "inprocess_seconds_median": round(inp, 4),
+        "inprocess_cpu_seconds_median": round(statistics.median(inproc_cpu), 4),
         "inprocess_docs_per_s": round(len(docs) / inp, 1),
+        "load_average_1min": [round(load_before, 2), round(os.getloadavg()[0], 2)],
+        "cpu_count": os.cpu_count(),
         "conll_f1": round(result["conll_f1"], 6),
         "f1": {m: round(result[m]["f1"], 6) for m in METRIC_NAMES},
     }

@@ -7,6 +7,7 @@ sentences; results go to ``bench/results/bench_lm.json`` (written atomically).
     .venv/bin/python bench/bench_lm.py                               # offline Gemma, auto device
     .venv/bin/python bench/bench_lm.py --n 256 --batch-sizes 1,8,32 --device cuda
     .venv/bin/python bench/bench_lm.py --model gpt2 --out /tmp/lm.json   # any hub id or directory
+    .venv/bin/python bench/bench_lm.py --threads 1     # on a shared, oversubscribed CPU
 """
 
 from __future__ import annotations
@@ -42,16 +43,23 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--n", type=int, default=128, help="sentences per timed run")
     ap.add_argument("--seed", type=int, default=13)
     ap.add_argument("--text-file", default=None, help="one sentence per line instead of WordNet examples")
+    ap.add_argument("--threads", type=int, default=None,
+                    help="torch CPU threads (default: torch's choice; 1 is faster on an oversubscribed CPU)")
     ap.add_argument("--out", default="bench/results/bench_lm.json")
     args = ap.parse_args(argv)
 
+    import os
+
     import torch
+
+    if args.threads:
+        torch.set_num_threads(args.threads)
 
     from lingtest.resources.lm import CausalLMScorer, MaskedLMScorer
 
     if args.text_file:
-        lines = [x.strip() for x in Path(args.text_file).read_text(encoding="utf-8").splitlines() if x.strip()]
-        texts = lines[: args.n]
+        lines = Path(args.text_file).read_text(encoding="utf-8").splitlines()
+        texts = [x.strip() for x in lines if x.strip()][: args.n]
     else:
         texts = wordnet_sentences(args.n, args.seed)
     batch_sizes = [int(b) for b in args.batch_sizes.split(",")]
@@ -85,8 +93,10 @@ def main(argv: list[str] | None = None) -> int:
         "model": scorer.model_name, "kind": args.kind, "device": scorer.device, "dtype": str(scorer.dtype),
         "load_seconds": round(load_s, 2), "n_sentences": len(texts), "n_tokens": n_tokens,
         "mean_tokens_per_sentence": round(n_tokens / len(texts), 2), "runs": runs,
-        "torch_threads": torch.get_num_threads(), "torch": torch.__version__, "python": platform.python_version(),
-        "machine": platform.machine(), "gpu": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None,
+        "torch_threads": torch.get_num_threads(), "load_average_1min": round(os.getloadavg()[0], 2),
+        "cpu_count": os.cpu_count(), "torch": torch.__version__, "python": platform.python_version(),
+        "machine": platform.machine(),
+        "gpu": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None,
         "source": args.text_file or f"wordnet examples, seed {args.seed}",
     }
     print(f"load {load_s:.1f} s; {scorer}")

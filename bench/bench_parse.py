@@ -2,7 +2,7 @@
 
 Parses the gold trees' own tokens (pre-tokenised, one sentence per gold tree), derives trees
 with :func:`lingtest.parsing.dep2const.dependency_to_constituency` and scores them against
-``gum/const/*.ptb`` with evalb/COLLINS.prm conventions. Writes ``metrics/parser_agreement.json``.
+``gum/const/*.ptb`` with evalb/COLLINS.prm conventions. Writes ``bench/results/parse.json`` (the DVC stage ``parser_agreement`` writes the tracked figure).
 
     .venv/bin/python bench/bench_parse.py --split test            # GUM test split
     .venv/bin/python bench/bench_parse.py --split all --model en_core_web_md
@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--include-reddit", action="store_true", help="keep GUM_reddit_* (words masked as _)")
     ap.add_argument("--deps", choices=("spacy", "gold"), default="spacy",
                     help="convert spaCy's parse (default) or GUM's gold UD trees (measures the conversion alone)")
-    ap.add_argument("--out", default="metrics/parser_agreement.json")
+    ap.add_argument("--out", default="bench/results/parse.json")
     args = ap.parse_args(argv)
 
     root = mirror_root(args.mirror)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from lingtest.adversarial.apply import (
@@ -190,7 +189,6 @@ def test_adversarial_training_set_replaces_half():
     assert all(m.words != c.words for m, c in zip(adversarial_training_set(clean, pert, 1.0), clean, strict=True))
     with pytest.raises(ValueError):
         adversarial_training_set(clean, pert[:3])
-    _ = np  # numpy imported for parity with other tests
 
 
 def test_mention_outside_the_document_is_reported():

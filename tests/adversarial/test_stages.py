@@ -105,6 +105,7 @@ def test_score_with_an_oracle_system(project, monkeypatch):
             return [gold[d.key] for d in docs]  # perturbations keep spans (no multi-word schemes here)
 
     monkeypatch.setattr(systems, "get_system", lambda name, **kw: Oracle())
+    cfg.systems = {"cache": False}
     cfg.adversarial.systems = ["oracle"]
     rec = Recorder()
     res = score(cfg, rec)

@@ -131,19 +131,22 @@ def test_softmax():
 
 def test_ranker_one_batch_filters_and_orders():
     s = _sent("The/DET/DT/the big/ADJ/JJ/big dog/NOUN/NN/dog ran/VERB/VBD/run")
-    cands = {1: [Candidate("enormous", "wordnet_synonym"), Candidate("huge", "vectors"),
-                 Candidate("gargantuanish", "vectors")],
-             2: [Candidate("cat", "vectors")]}
+    cands = {1: [Candidate("enormous", "wordnet_synonym"), Candidate("gargantuanish", "vectors"),
+                 Candidate("huge", "vectors")],
+             2: [Candidate("cat", "vectors")],
+             3: [Candidate("sprinted", "wordnet_synonym")]}
     scorer = FakeScorer()
     r = LMRanker(scorer, threshold=0.2, include_original=True, filter_sources=["vectors"])
     out = r.rank(s, cands)
-    assert scorer.calls == 1 and scorer.texts == 6  # 2 originals + 4 candidates
-    # position 1: original "big" (3 chars) vs huge (4), enormous (8), gargantuanish (13)
-    assert [c.text for c in out[1]] == ["huge", "enormous"]  # long vector candidate dropped, WordNet kept
-    assert out[1][0].prob > out[1][1].prob
-    assert out[1][1].prob < 0.2  # WordNet candidates are only re-ordered, never dropped
-    assert 0.2 <= out[2][0].prob  # "cat" is as long as "dog": 0.5
-    assert all(0 < c.prob < 1 for lst in out.values() for c in lst)
+    # one call; originals of positions 1 and 2 + the three vector candidates; WordNet ones unscored
+    assert scorer.calls == 1 and scorer.texts == 5
+    # position 1: original "big" (3 chars), huge (4), gargantuanish (13): the long one is dropped
+    assert [c.text for c in out[1]] == ["enormous", "huge"]
+    assert out[1][0].prob is None and 0.2 <= out[1][1].prob < 1
+    assert out[2][0].prob == 0.5  # "cat" is as long as "dog"
+    assert [c.text for c in out[3]] == ["sprinted"]
+    without = LMRanker(FakeScorer(), threshold=0.2, include_original=False).rank(s, cands)
+    assert [c.text for c in without[1]] == ["enormous", "huge"] and without[2][0].prob == 1.0
 
 
 def test_ranker_window_cancels_prefix():

@@ -105,12 +105,13 @@ def test_ranker_orders_candidates(fake_parser):
     src = _source(memo)
     scorer = FakeScorer()
     prop = FakeProposer({"big": TABLE["big"]})
-    gen = Generator(memo, [prop], ranker=LMRanker(scorer, threshold=0.2), max_followups=20)
+    gen = Generator(memo, [prop], ranker=LMRanker(scorer, threshold=0.3), max_followups=20)
     fus, stats = gen.generate(src)
     assert scorer.calls == 1
-    assert [f.new for f in fus] == ["huge", "large", "small"]  # shortest first under the fake LM
-    assert stats.proposed["vectors"] == 2 and stats.ranked["vectors"] == 1  # zzbig dropped
-    assert all(f.prob is not None for f in fus)
+    # WordNet candidates first (unscored), then vector ones by LM probability; zzbig is dropped
+    assert [f.new for f in fus] == ["large", "small", "huge"]
+    assert stats.proposed["vectors"] == 2 and stats.ranked["vectors"] == 1
+    assert [f.prob is not None for f in fus] == [False, False, True]
 
 
 def test_constituent_signature_multiword_head():

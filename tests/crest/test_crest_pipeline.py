@@ -30,8 +30,11 @@ def cfg(tmp_path, monkeypatch, corpus_docs):
     s = "John quickly saw him and he liked the big dog ."
     doc3 = Document("doc3", sentences=[Sentence([Token(w) for w in s.split()])],
                     clusters=[Cluster([Mention(0, 1), Mention(5, 6)])])
+    # a source with nothing to replace: it must still count as a source
+    doc4 = Document("doc4", sentences=[Sentence([Token(w) for w in "John saw him .".split()])],
+                    clusters=[Cluster([Mention(0, 1), Mention(2, 3)])])
     inp = tmp_path / "prepared" / "test.jsonl"
-    write_jsonl(inp, [*corpus_docs, doc3], kind="document")
+    write_jsonl(inp, [*corpus_docs, doc3, doc4], kind="document")
     crest = OmegaConf.load(CONF)
     root = OmegaConf.create({"dataset": "toy", "seed": 7, "parser": {"name": "fake_crest"},
                              "systems": {}, "crest": crest})
@@ -39,7 +42,7 @@ def cfg(tmp_path, monkeypatch, corpus_docs):
             "proposers": {"enabled": ["fake_crest"]}, "ranker": {"enabled": False},
             "cache_predictions": False, "max_followups": 3,
             "ablation": {"system": "fake_crest", "M": [1, 3, 5]},
-            "outputs": {"generated": str(tmp_path / "gen.jsonl"), "suite": str(tmp_path / "suite.jsonl"),
+            "outputs": {"generated": str(tmp_path / "gen.jsonl"), "sources": str(tmp_path / "src.jsonl"), "suite": str(tmp_path / "suite.jsonl"),
                         "metrics_dir": str(tmp_path / "metrics")}}
     return OmegaConf.merge(root, {"crest": over})
 
@@ -56,9 +59,9 @@ def test_default_config_has_every_knob():
 def test_generate_evaluate_ablation(cfg, tmp_path):
     tracker = NullTracker()
     g = stages.generate(cfg, tracker)
-    assert g["sources"] == 3
+    assert g["sources"] == 4
     assert g["selected"] <= g["generated"]
-    assert tracker.metrics["crest.sources"] == 3.0
+    assert tracker.metrics["crest.sources"] == 4.0
     suite = list(read_jsonl(tmp_path / "suite.jsonl", TestCase.from_dict, kind="testcase"))
     assert len(suite) == g["suite_size"] > 0
     tc = suite[0]
@@ -67,15 +70,16 @@ def test_generate_evaluate_ablation(cfg, tmp_path):
             "followup_gold_clusters"} <= set(tc.meta)
     assert all(t.meta["selected"] and t.meta["order"] < 3 for t in suite)
     # the generated file holds everything up to max(M, ablation M) with parses
-    sources, fus = load_generated(tmp_path / "gen.jsonl")
-    assert len(sources) == 3 and max(f.order for fs in fus.values() for f in fs) < 5
+    sources, fus = load_generated(tmp_path / "gen.jsonl", tmp_path / "src.jsonl")
+    assert len(sources) == 4 and not fus.get("doc4:s0") and max(f.order for fs in fus.values() for f in fs) < 5
     assert all(f.sentence.tree is not None for fs in fus.values() for f in fs)
 
     rows = stages.evaluate(cfg, tracker)
     r = rows["fake_crest"]
     on_disk = json.loads((tmp_path / "metrics" / "fake_crest.json").read_text())
     assert on_disk["issues"] == r["issues"] > 0  # the planted "rapidly" bug is found
-    assert r["sources_wrong"] == 1 and r["hits"] == 1
+    assert r["sources"] == 4 and r["sources_wrong"] == 1 and r["hits"] == 1
+    assert r["generated"] >= r["selected"] == r["tests"]
     assert r["precision"] == 1.0 and r["false_positives"] == 0
     assert r["issue_types"]["missing_entity"] >= 1
     assert r["issues_by_candidate_source"] == {"wordnet_synonym": r["issues"]}

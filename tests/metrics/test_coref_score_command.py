@@ -74,7 +74,8 @@ def test_json_output_matches_library(app: typer.Typer, files: tuple[Path, Path])
     assert list(obj) == [*METRIC_NAMES, "conll_f1"]
     expected = score_documents(read_coref_records(key), read_coref_records(resp), METRIC_NAMES)
     for m in METRIC_NAMES:
-        for field in ("recall", "precision", "f1", "recall_num", "recall_den", "precision_num", "precision_den"):
+        for field in ("recall", "precision", "f1", "recall_num", "recall_den", "precision_num",
+                      "precision_den"):
             assert obj[m][field] == pytest.approx(getattr(expected[m], field)), (m, field)
             if field in ("recall", "precision", "f1"):
                 assert 0.0 <= obj[m][field] <= 1.0
@@ -124,7 +125,7 @@ def test_module_runs_alone_and_imports_little(files: tuple[Path, Path]) -> None:
             "try:\n    runpy.run_module('lingtest.commands.coref_score', run_name='__main__')\n"
             "except SystemExit as e:\n    assert not e.code, e.code\n"
             "heavy = [m for m in ('spacy', 'torch', 'pandas', 'mlflow', 'omegaconf', 'scipy', 'numpy', "
-            "'transformers', 'lingtest.data') if m in sys.modules]\n"
+            "'transformers', 'lingtest.data', 'pydantic', 'typer') if m in sys.modules]\n"
             "assert not heavy, heavy\n")
     proc = subprocess.run([sys.executable, "-c", code, str(key), str(resp), "--json"],
                           capture_output=True, text=True, timeout=120)
@@ -142,3 +143,16 @@ def test_mirror_ontogum_directory(app: typer.Typer, mirror: Path) -> None:
     assert lenient.exit_code == 0
     obj = json.loads(lenient.stdout)
     assert obj["conll_f1"] == 1.0 and obj["muc"]["recall_den"] > 20000
+
+
+def test_argparse_main_matches_typer_command(app: typer.Typer, files: tuple[Path, Path],
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    from lingtest.commands.coref_score import main
+
+    key, resp = files
+    assert main([str(key), str(resp), "--json", "-m", "ALL"]) == 0
+    via_main = json.loads(capsys.readouterr().out)
+    via_typer = json.loads(CliRunner().invoke(app, ["coref-score", str(key), str(resp), "--json"]).stdout)
+    assert via_main == via_typer
+    assert main([str(key), str(tmp := resp.with_name("missing.conll"))]) == 2
+    assert "file not found" in capsys.readouterr().err and not tmp.exists()

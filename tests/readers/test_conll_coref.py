@@ -60,10 +60,8 @@ def test_parse_coref_field(cell: str, expected: tuple) -> None:
     assert parse_coref_field(cell) == expected
 
 
-@pytest.mark.parametrize("cell", ["(1", "x", "((1)", "(1)x", "()", "|"])
+@pytest.mark.parametrize("cell", ["x", "((1)", "(1)x", "()", "|", "(1 2)"])
 def test_parse_coref_field_rejects_garbage(cell: str) -> None:
-    if cell == "(1":
-        return  # an opening bracket alone is valid
     with pytest.raises(ValueError):
         parse_coref_field(cell)
 
@@ -142,7 +140,8 @@ def test_ontogum_sentences_and_annotations_from_conllu(coref_dir: Path) -> None:
 def test_ontogum_conllu_must_hold_the_same_tokens(tmp_path: Path, coref_dir: Path) -> None:
     dep = tmp_path / "dep"
     dep.mkdir()
-    conllu = (coref_dir / "dep" / "GUM_test_tiny.conllu").read_text().replace("\tswim\tswim\t", "\tswam\tswim\t")
+    conllu = (coref_dir / "dep" / "GUM_test_tiny.conllu").read_text()
+    conllu = conllu.replace("\tswim\tswim\t", "\tswam\tswim\t")
     (dep / "GUM_test_tiny.conllu").write_text(conllu)
     with pytest.raises(InputError) as err:
         list(read_ontogum(coref_dir / "GUM_test_tiny.conll", conllu_dir=dep))
@@ -272,11 +271,13 @@ def test_too_few_columns_for_conll2012(tmp_path: Path) -> None:
 
 def test_bad_word_index_and_parse_bits(tmp_path: Path, coref_dir: Path) -> None:
     text = (coref_dir / "sample.v4_gold_conll").read_text()
-    p = write(tmp_path, text.replace("test/doc_a   0   1      saw", "test/doc_a   0   7      saw", 1), "i_conll")
+    bad_index = text.replace("test/doc_a   0   1      saw", "test/doc_a   0   7      saw", 1)
+    p = write(tmp_path, bad_index, "i_conll")
     with pytest.raises(InputError) as err:
         list(read_conll2012(p))
     assert (err.value.line, err.value.field) == (3, "word index")
-    p = write(tmp_path, text.replace("*))      -   -   -   Speaker_A", "*)      -   -   -   Speaker_A", 1), "p_conll")
+    bad_tree = text.replace("*))      -   -   -   Speaker_A", "*)      -   -   -   Speaker_A", 1)
+    p = write(tmp_path, bad_tree, "p_conll")
     with pytest.raises(InputError) as err:
         list(read_conll2012(p))
     assert err.value.field == "parse"
@@ -310,12 +311,15 @@ def test_malformed_warn_skips_with_line(tmp_path: Path) -> None:
     assert any("line 4" in m and "unclosed" in m for m in messages)
 
 
-def test_comment_lines_are_skipped(tmp_path: Path) -> None:
-    p = write(tmp_path, "# a comment\n#begin document (d); part 000\n# sent_id = 1\na\t(1\nb\t1)\n\n"
-                        "# sent_id = 2\nc\t(1)\n#end document\n")
+def test_comments_between_documents_and_hash_tokens_inside(tmp_path: Path) -> None:
+    # as in the reference scorer, only lines between documents can be comments: inside a
+    # document a '#' line is a token (here the hashtag '#')
+    p = write(tmp_path, "# a comment\n#begin document (d); part 000\n#\t(1\nb\t1)\n\n"
+                        "c\t(1)\n#end document\n# another\n")
     (doc,) = read_conll_coref(p)
-    assert [s.words for s in doc.sentences] == [["a", "b"], ["c"]]
+    assert [s.words for s in doc.sentences] == [["#", "b"], ["c"]]
     assert spans(doc) == [[(0, 2), (2, 3)]]
+    assert read_coref_records(p)[0].spans == spans(doc)
 
 
 # --------------------------------------------------------------------------------------------
@@ -368,6 +372,14 @@ def test_writer_warns_about_crossing_mentions() -> None:
         write_conll([doc], io.StringIO())
 
 
+def test_writer_empty_document(tmp_path: Path) -> None:
+    p = tmp_path / "empty.conll"
+    write_conll([Document(id="empty")], p)
+    assert p.read_text() == "#begin document (empty)\n#end document\n"
+    assert [(d.id, d.sentences, d.clusters) for d in read_conll_coref(p)] == [("empty", [], [])]
+    assert [(r.key, r.n_tokens, r.spans) for r in read_coref_records(p)] == [("empty", 0, [])]
+
+
 def test_writer_rejects_mentions_outside_the_document() -> None:
     doc = Document(id="x", sentences=[Sentence(tokens=[Token("a")])], clusters=[Cluster([Mention(0, 2)])])
     with pytest.raises(ValueError, match="outside"):
@@ -386,9 +398,9 @@ def test_mirror_ontogum_all_documents(mirror: Path) -> None:
         read_coref_records(conll)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        t0 = time.perf_counter()
+        t0 = time.process_time()  # CPU time: wall time on a shared machine depends on the others
         docs = list(read_ontogum(conll, malformed="warn", duplicates="drop"))
-        seconds = time.perf_counter() - t0
+        seconds = time.process_time() - t0
     assert len(docs) == 281
     flawed = {Path(str(w.message).split(",")[0]).stem for w in caught}
     assert flawed == {"GENTLE_poetry_raven", "GENTLE_poetry_road", "GUM_bio_emperor", "GUM_bio_galois",
@@ -396,7 +408,7 @@ def test_mirror_ontogum_all_documents(mirror: Path) -> None:
                       "GUM_interview_chomsky", "GUM_letter_flood", "GUM_reddit_callout"}
     assert sum(len(d.words) for d in docs) == 268089
     assert sum(len(c.mentions) for d in docs for c in d.clusters) == 34948
-    assert seconds < 1.5, seconds  # about 0.3 s on an idle machine; generous for shared CPUs
+    assert seconds < 1.0, seconds  # about 0.2-0.4 s; generous for a busy shared machine
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         sents = list(read_ontogum(conll, conllu_dir=mirror / "gum" / "dep", malformed="warn",
@@ -428,3 +440,11 @@ def test_mirror_conll2012_sample_matches_jsonlines(mirror: Path, split: str) -> 
 def test_mirror_conll2012_roundtrip(mirror: Path, tmp_path: Path) -> None:
     docs = list(read_conll2012(mirror / "conll2012-sample" / "wsj_0020.conll"))
     assert [d.to_dict() for d in _roundtrip(docs, tmp_path)] == [d.to_dict() for d in docs]
+
+
+def test_whitespace_only_lines_are_sentence_breaks(tmp_path: Path) -> None:
+    p = write(tmp_path, "#begin document (d)\na\t(1\nb\t1)\n\t\nc\t(1)\n \nd\t-\n#end document\n")
+    (doc,) = read_conll_coref(p)
+    assert [s.words for s in doc.sentences] == [["a", "b"], ["c"], ["d"]]
+    assert read_coref_records(p)[0].spans == spans(doc) == [[(0, 2), (2, 3)]]
+    assert read_coref_records(p)[0].n_tokens == 4

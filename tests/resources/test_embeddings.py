@@ -5,7 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lingtest.resources.embeddings import SentenceTransformerEmbedder, cosine, offline_model_dir, paired_cosine
+from lingtest.resources.embeddings import (
+    SentenceTransformerEmbedder,
+    cosine,
+    offline_model_dir,
+    paired_cosine,
+)
 
 
 def test_cosine_vectors_and_matrices():

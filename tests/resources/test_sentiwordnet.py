@@ -122,7 +122,8 @@ def test_every_entry_is_keyed_by_a_real_synset_offset(swn, wn):
 def test_malformed_line_names_file_and_line(tmp_path, wn):
     d = tmp_path / "corpora" / "sentiwordnet"
     d.mkdir(parents=True)
-    (d / swnmod.FILE_NAME).write_text("# header\na\t00001740\t0.125\t0\table#1\tgloss\nv\tXX\t0\t0\tx#1\tgloss\n")
+    (d / swnmod.FILE_NAME).write_text("# header\na\t00001740\t0.125\t0\table#1\tgloss\n"
+                                      "v\tXX\t0\t0\tx#1\tgloss\n")
     with pytest.raises(InputError) as err:
         swnmod.load_sentiwordnet(tmp_path, wordnet=wn)
     assert err.value.line == 3 and err.value.path.endswith(swnmod.FILE_NAME)
@@ -131,5 +132,6 @@ def test_malformed_line_names_file_and_line(tmp_path, wn):
 def test_cli(tmp_path, capsys, wn):
     from lingtest.paths import nltk_data_dir
 
-    assert swnmod.main(["install", "--data-dir", str(tmp_path), "--wordnet-data-dir", str(nltk_data_dir())]) == 0
+    argv = ["install", "--data-dir", str(tmp_path), "--wordnet-data-dir", str(nltk_data_dir())]
+    assert swnmod.main(argv) == 0
     assert "good.a.01 = (0.75, 0.0, 0.25)" in capsys.readouterr().out

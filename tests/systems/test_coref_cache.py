@@ -68,3 +68,18 @@ def test_normalise_clusters():
     assert [[(m.start, m.end) for m in c.mentions] for c in out] == [[(0, 1), (4, 5)]]
     kept = normalise_clusters([[(7, 9)], [(1, 2), (3, 4)]], keep_singletons=True)
     assert [[(m.start, m.end) for m in c.mentions] for c in kept] == [[(1, 2), (3, 4)], [(7, 9)]]
+
+
+def test_make_system_from_config(tmp_path):
+    from lingtest.systems.coref.base import make_system
+    from lingtest.systems.coref.sieve import SieveResolver
+
+    cfg = {"cache": True, "cache_dir": str(tmp_path), "sieve": {"use_wordnet": False, "keep_singletons": True}}
+    s = make_system("sieve", cfg)
+    assert isinstance(s, CachedSystem) and isinstance(s.system, SieveResolver)
+    assert s.system.keep_singletons and s.cache.root == tmp_path
+    plain = make_system("sieve", {"sieve": {"use_wordnet": False}}, cache=False)
+    assert isinstance(plain, SieveResolver)
+    out = s.predict([doc(JOHN_SAID)])
+    assert [[(m.start, m.end) for m in c.mentions] for c in out[0]] == [[(0, 1), (2, 3)]]
+    assert any(tmp_path.rglob("*.json"))

@@ -100,3 +100,60 @@ def test_bfs_rank_prefers_shallow_tokens():
     _, pd = spans(doc(JOHN_SAID))
     assert pd.bfs_rank[1] == 0  # root "said"
     assert pd.bfs_rank[0] < pd.bfs_rank[2]  # "John" (depth 2) before "he" (depth 3)
+
+
+def test_generic_bare_nouns_are_flagged():
+    # "Workers like the job ."
+    ms, _ = spans(doc("Workers/NNS/2/nsubj like/VBP/0/ROOT the/DT/4/det job/NN/2/dobj ././2/punct"))
+    assert ms["Workers"].generic and not ms["the job"].generic
+
+
+def test_adjectival_and_modifier_entities_and_masked_tokens_skipped():
+    # "Republican senators met ___ ."
+    ms, _ = spans(doc("Republican/JJ/2/amod/B-NORP senators/NNS/3/nsubj met/VBD/0/ROOT ___/NN/3/dobj ././3/punct"))
+    assert set(ms) == {"Republican senators"}
+    # "Indian/NNP as a compound NORP modifier
+    ms2, _ = spans(doc("The/DT/3/det Indian/NNP/3/compound/B-NORP army/NN/4/nsubj won/VBD/0/ROOT ././4/punct"))
+    assert set(ms2) == {"The Indian army"}
+
+
+def test_trim_keeps_possessive_and_balanced_brackets():
+    # "the joke 's end" -> "the joke 's" is the possessor; "jokes ( old ones )"
+    d = doc("the/DT/2/det joke/NN/4/poss 's/POS/2/case end/NN/5/nsubj came/VBD/0/ROOT ././5/punct")
+    ms, _ = spans(d)
+    assert "the joke 's" in ms
+    d2 = doc("He/PRP/2/nsubj told/VBD/0/ROOT jokes/NNS/2/dobj (/-LRB-/6/punct old/JJ/6/amod ones/NNS/3/appos "
+             ")/-RRB-/6/punct ././2/punct")
+    ms2, pd2 = spans(d2)
+    assert "jokes" in ms2
+    from lingtest.systems.coref.mentions import _trim
+
+    assert _trim(pd2, 2, 7) == (2, 7)  # the closing bracket matches one inside the span
+    assert _trim(pd2, 4, 7) == (4, 6)  # an unmatched closing bracket is dropped
+
+
+def test_pleonastic_with_contracted_copula_and_become():
+    # "It ’s important that you listen ." (lemma of ’s left as is by the tagger)
+    d = doc("It/PRP/2/nsubj ’s/VBZ/0/ROOT/O/’s important/JJ/2/acomp that/IN/6/mark you/PRP/6/nsubj "
+            "listen/VB/2/ccomp ././2/punct")
+    _, pd = spans(d)
+    assert is_pleonastic_it(pd, 0)
+    # "It became apparent that they left ."
+    d2 = doc("It/PRP/2/nsubj became/VBD/0/ROOT/O/become apparent/JJ/2/acomp that/IN/6/mark they/PRP/6/nsubj "
+             "left/VBD/2/ccomp ././2/punct")
+    ms2, pd2 = spans(d2)
+    assert is_pleonastic_it(pd2, 0) and "It" not in ms2
+
+
+def test_ud_style_parse():
+    """UD hangs subject and copula on a nominal predicate and prepositions on their noun."""
+    # "Smith is a lawyer in Paris ." / "He lived in the house ."
+    d = doc("Smith/NNP/4/nsubj/B-PERSON is/VBZ/4/cop a/DT/4/det lawyer/NN/0/root in/IN/6/case "
+            "Paris/NNP/4/nmod/B-GPE ././4/punct",
+            "He/PRP/2/nsubj lived/VBD/0/root in/IN/5/case the/DT/5/det house/NN/2/obl ././2/punct")
+    ms, pd = spans(d)
+    assert {"Smith", "a lawyer in Paris", "Paris", "He", "the house"} == set(ms)
+    from lingtest.systems.coref import sieves as S
+
+    st = S.ClusterState(list(ms.values()))
+    assert S.predicate_nominative(ms["a lawyer in Paris"], ms["Smith"], st, pd)

@@ -66,3 +66,5 @@ def test_live_xrenner_run():
         pytest.skip(str(exc))
     got = [[d.mention_text(m) for m in c.mentions] for c in clusters]
     assert ["John", "he", "him"] in got
+    # the crashing entity-type post-processing step is switched off by default
+    assert system._engine().lex.filters["force_single_type_chains"] is False

@@ -19,22 +19,15 @@ from lingtest.data.model import Cluster, clusters_as_spans
 CONLL_METRICS: tuple[str, ...] = ("muc", "bcub", "ceafe")
 
 
-def _f1(p: float, r: float) -> float:
-    return 2 * p * r / (p + r) if p + r > 0 else 0.0
-
-
 def aggregate(per_doc: Sequence[Mapping[str, Any]], metrics: Sequence[str] = CONLL_METRICS) -> dict[str, dict[str, float]]:
     """Sum per-document metric counts (objects with ``recall_num``, ``recall_den``,
     ``precision_num``, ``precision_den``) into corpus scores in percent, plus ``conll`` F1."""
+    from lingtest.metrics.coref import aggregate as sum_counts
+
     out: dict[str, dict[str, float]] = {}
     for name in metrics:
-        rn = sum(float(d[name].recall_num) for d in per_doc)
-        rd = sum(float(d[name].recall_den) for d in per_doc)
-        pn = sum(float(d[name].precision_num) for d in per_doc)
-        pd = sum(float(d[name].precision_den) for d in per_doc)
-        r = rn / rd if rd else 0.0
-        p = pn / pd if pd else 0.0
-        out[name] = {"recall": 100 * r, "precision": 100 * p, "f1": 100 * _f1(p, r)}
+        total = sum_counts(d[name] for d in per_doc)
+        out[name] = {"recall": 100 * total.recall, "precision": 100 * total.precision, "f1": 100 * total.f1}
     if all(m in out for m in CONLL_METRICS):
         out["conll"] = {"f1": sum(out[m]["f1"] for m in CONLL_METRICS) / len(CONLL_METRICS)}
     return out

@@ -10,8 +10,9 @@ the CoNLL F1, or with ``--json`` exactly one JSON object::
              "precision_num": .., "precision_den": ..}, ..., "conll_f1": x}
 
 with ratios in [0, 1] (``conll_f1`` only when MUC, B-cubed and CEAFe are all computed; BLANC
-adds its ``coref`` and ``noncoref`` link scores). Also runs alone:
-``python -m lingtest.commands.coref_score KEY RESPONSE --metric all --json``.
+adds its ``coref`` and ``noncoref`` link scores). Also runs alone, with the same options parsed
+by argparse (:func:`main`): ``python -m lingtest.commands.coref_score KEY RESPONSE --json``.
+typer is imported by :func:`register` (the command's annotations name it), not at import time.
 
 Start-up is kept small on purpose (no spaCy/torch/pandas/omegaconf; scipy only for large CEAF
 alignment components): scoring all 281 OntoGUM documents takes well under a second.
@@ -23,9 +24,10 @@ import json
 import sys
 import warnings
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-import typer
+if TYPE_CHECKING:
+    import typer
 
 METRIC_CHOICES = ("muc", "bcub", "ceafm", "ceafe", "blanc", "lea", "all")
 ALL_METRICS = ("muc", "bcub", "ceafm", "ceafe", "blanc", "lea")
@@ -71,43 +73,43 @@ def format_report(scores: dict[str, Any], mentions: Any, conll: float | None) ->
 
 
 def run_scoring(key: Path, response: Path, metrics: tuple[str, ...], *, fmt: str = "auto",
-                lenient: bool = False, allow_missing: bool = False) -> tuple[dict[str, Any], Any, float | None]:
+                lenient: bool = False, allow_missing: bool = False
+                ) -> tuple[dict[str, Any], Any, float | None]:
     """Read both sides and score them; returns (scores by metric, mention identification, CoNLL F1)."""
     from lingtest.metrics.coref import CONLL_METRICS, conll_f1_from_scores, score_documents
     from lingtest.readers.conll_coref import read_coref_records
 
     malformed = "warn" if lenient else "error"
-    keys = read_coref_records(key, fmt, duplicates="drop", malformed=malformed)  # type: ignore[arg-type]
-    resps = read_coref_records(response, fmt, duplicates="drop", malformed=malformed)  # type: ignore[arg-type]
+    options: dict[str, Any] = {"duplicates": "drop", "malformed": malformed}
+    keys = read_coref_records(key, fmt, **options)  # type: ignore[arg-type]
+    resps = read_coref_records(response, fmt, **options)  # type: ignore[arg-type]
     scores = score_documents(keys, resps, (*metrics, "mentions"), allow_missing=allow_missing)
     mentions = scores.pop("mentions")
     conll = conll_f1_from_scores(scores) if all(m in scores for m in CONLL_METRICS) else None
     return scores, mentions, conll
 
 
-def coref_score(
-    key: Annotated[Path, typer.Argument(help="Key (gold) coreference file or directory.")],
-    response: Annotated[Path, typer.Argument(help="Response (system) coreference file or directory.")],
-    metric: Annotated[str, typer.Option("--metric", "-m",
-                                        help="muc|bcub|ceafm|ceafe|blanc|lea|all")] = "all",
-    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of the table.")] = False,
-    fmt: Annotated[str, typer.Option("--format", help="auto|conll2012|ontogum|jsonlines|conll")] = "auto",
-    lenient: Annotated[bool, typer.Option("--lenient",
-                                          help="Skip malformed coreference brackets with a warning.")] = False,
-    allow_missing: Annotated[bool, typer.Option("--allow-missing",
-                                                help="Score key documents missing from the response "
-                                                     "as empty; ignore extra response documents.")] = False,
-) -> None:
-    """Score a coreference RESPONSE against a KEY with MUC, B-cubed, CEAFm, CEAFe, BLANC, LEA and
-    the CoNLL F1 (reference-scorer conventions: exact span matching, corpus counts summed)."""
+_HELP = {
+    "key": "Key (gold) coreference file or directory.",
+    "response": "Response (system) coreference file or directory.",
+    "metric": "muc|bcub|ceafm|ceafe|blanc|lea|all",
+    "json": "Print one JSON object instead of the table.",
+    "format": "auto|conll2012|ontogum|jsonlines|conll",
+    "lenient": "Skip malformed coreference brackets with a warning.",
+    "allow_missing": "Score key documents missing from the response as empty; ignore extra response "
+                     "documents.",
+}
+
+
+def score_command(key: Path, response: Path, metric: str = "all", json_out: bool = False,
+                  fmt: str = "auto", lenient: bool = False, allow_missing: bool = False) -> int:
+    """The command's work, shared by the typer command and :func:`main`; returns the exit code.
+
+    Scores go to stdout (table or one JSON object); warnings and errors to stderr (exit code 2).
+    """
     from lingtest.errors import LingtestError
 
-    name = metric.lower()
-    if name not in METRIC_CHOICES:
-        raise typer.BadParameter(f"{metric!r} is not one of {', '.join(METRIC_CHOICES)}", param_hint="--metric")
-    if fmt not in FORMATS:
-        raise typer.BadParameter(f"{fmt!r} is not one of {', '.join(FORMATS)}", param_hint="--format")
-    metrics = ALL_METRICS if name == "all" else (name,)
+    metrics = ALL_METRICS if metric == "all" else (metric,)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
@@ -117,7 +119,7 @@ def coref_score(
             for w in caught:
                 print(f"warning: {w.message}", file=sys.stderr)
             print(f"error: {exc}", file=sys.stderr)
-            raise typer.Exit(2) from None
+            return 2
     for w in caught:
         print(f"warning: {w.message}", file=sys.stderr)
     if json_out:
@@ -127,16 +129,65 @@ def coref_score(
         sys.stdout.write(json.dumps(obj) + "\n")
     else:
         sys.stdout.write(format_report(scores, mentions, conll) + "\n")
+    return 0
+
+
+def coref_score(
+    key: Annotated[Path, typer.Argument(help=_HELP["key"])],
+    response: Annotated[Path, typer.Argument(help=_HELP["response"])],
+    metric: Annotated[str, typer.Option("--metric", "-m", help=_HELP["metric"])] = "all",
+    json_out: Annotated[bool, typer.Option("--json", help=_HELP["json"])] = False,
+    fmt: Annotated[str, typer.Option("--format", help=_HELP["format"])] = "auto",
+    lenient: Annotated[bool, typer.Option("--lenient", help=_HELP["lenient"])] = False,
+    allow_missing: Annotated[bool, typer.Option("--allow-missing", help=_HELP["allow_missing"])] = False,
+) -> None:
+    """Score a coreference RESPONSE against a KEY with MUC, B-cubed, CEAFm, CEAFe, BLANC, LEA and
+    the CoNLL F1 (reference-scorer conventions: exact span matching, corpus counts summed)."""
+    typer = _load_typer()
+    name = metric.lower()
+    if name not in METRIC_CHOICES:
+        raise typer.BadParameter(f"{metric!r} is not one of {', '.join(METRIC_CHOICES)}",
+                                 param_hint="--metric")
+    if fmt not in FORMATS:
+        raise typer.BadParameter(f"{fmt!r} is not one of {', '.join(FORMATS)}", param_hint="--format")
+    code = score_command(key, response, name, json_out, fmt, lenient, allow_missing)
+    if code:
+        raise typer.Exit(code)
+
+
+def _load_typer() -> Any:
+    """Import typer on first use and bind it for the command's (string) annotations, so that
+    ``python -m`` (argparse) does not pay for it."""
+    import typer as _typer
+
+    globals()["typer"] = _typer
+    return _typer
 
 
 def register(app: typer.Typer) -> None:
     """Add ``coref-score`` to the ``lingtest`` application."""
+    _load_typer()
     app.command("coref-score")(coref_score)
 
 
-def main() -> None:
-    typer.run(coref_score)
+def main(argv: list[str] | None = None) -> int:
+    """``python -m lingtest.commands.coref_score``: the same command and options, parsed with
+    argparse (typer builds pydantic validators for every option, which costs about a tenth of a
+    second of start-up; a launcher may call this for ``lingtest coref-score`` too)."""
+    import argparse
+
+    ap = argparse.ArgumentParser(prog="lingtest coref-score", description=coref_score.__doc__)
+    ap.add_argument("key", type=Path, help=_HELP["key"])
+    ap.add_argument("response", type=Path, help=_HELP["response"])
+    ap.add_argument("--metric", "-m", default="all", type=str.lower, choices=METRIC_CHOICES,
+                    help=_HELP["metric"])
+    ap.add_argument("--json", dest="json_out", action="store_true", help=_HELP["json"])
+    ap.add_argument("--format", dest="fmt", default="auto", choices=FORMATS, help=_HELP["format"])
+    ap.add_argument("--lenient", action="store_true", help=_HELP["lenient"])
+    ap.add_argument("--allow-missing", action="store_true", help=_HELP["allow_missing"])
+    a = ap.parse_args(argv)
+    return score_command(a.key, a.response, a.metric, a.json_out, a.fmt, a.lenient, a.allow_missing)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -27,7 +27,7 @@ from lingtest.crest.align import Alignment, Span, replace_words
 from lingtest.crest.candidates.base import Candidate, Proposer, merge_candidates
 from lingtest.crest.indices import cr_related_indices
 from lingtest.crest.select import depths_preserved
-from lingtest.data.model import Cluster, Document, Sentence, Tree
+from lingtest.data.model import Cluster, Document, Mention, Sentence, Tree
 
 
 class MemoParser:
@@ -266,12 +266,6 @@ class Generator:
 
 def followup_document(source: Source, fu: FollowUp) -> Document:
     """The follow-up as a one-sentence Document carrying the gold mapped onto it."""
-    clusters = [Cluster([_mention(s) for s in c]) for c in fu.gold(source.gold)]
+    clusters = [Cluster([Mention(s, e) for s, e in c]) for c in fu.gold(source.gold)]
     return Document(id=fu.sentence.id or f"{source.id}#{fu.order}", sentences=[fu.sentence],
                     clusters=clusters, meta={"source": source.id})
-
-
-def _mention(span: Span):
-    from lingtest.data.model import Mention
-
-    return Mention(span[0], span[1])

@@ -75,9 +75,19 @@ def build_suite(sources: Sequence[Source], followups: dict[str, list[FollowUp]],
     return out
 
 
-def load_generated(path: str | Path) -> tuple[list[Source], dict[str, list[FollowUp]]]:
-    """Sources and follow-ups back from a file written with ``full=True`` cases."""
+def write_sources(path: str | Path, sources: Sequence[Source], meta: dict[str, Any] | None = None) -> int:
+    """The parsed source documents (every source, including those without a follow-up)."""
+    return write_jsonl(path, [s.doc for s in sources], kind="document", meta=meta)
+
+
+def load_generated(path: str | Path, sources_path: str | Path | None = None
+                   ) -> tuple[list[Source], dict[str, list[FollowUp]]]:
+    """Sources and follow-ups back from a file written with ``full=True`` cases; with
+    ``sources_path`` (:func:`write_sources`) sources without follow-ups are kept too, in order."""
     sources: dict[str, Source] = {}
+    if sources_path is not None:
+        for d in read_jsonl(sources_path, Document.from_dict, kind="document"):
+            sources[d.id] = Source.from_document(d)
     followups: dict[str, list[FollowUp]] = {}
     for tc in read_jsonl(path, TestCase.from_dict, kind="testcase"):
         sid = tc.provenance.seed_id

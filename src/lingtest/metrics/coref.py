@@ -165,6 +165,9 @@ def _as_spans(clusters: Iterable[Any]) -> list[list[Span]]:
                     spans.append((int(s), int(e)))
                 except (TypeError, ValueError):
                     raise ValueError(f"a mention must be a (start, end) token span, got {m!r}") from None
+        for s, e in spans:
+            if e <= s:
+                raise ValueError(f"mention ({s}, {e}) is empty: spans are (start, exclusive end)")
         if spans:
             out.append(spans)
     return out

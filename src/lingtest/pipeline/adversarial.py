@@ -248,21 +248,32 @@ def overlap(cfg: Any, tracker: Any) -> dict[str, Any]:
 # stage: score
 # --------------------------------------------------------------------------------------------
 def enabled_systems(cfg: Any, acfg: Mapping[str, Any]) -> list[str]:
+    """``adversarial.systems`` when set, else ``systems.enabled`` (conf/systems/default.yaml)."""
     if acfg.get("systems"):
         return [str(s) for s in acfg["systems"]]
     systems = _plain(cfg.get("systems")) if hasattr(cfg, "get") else None
-    coref = (systems or {}).get("coref") if isinstance(systems, dict) else None
-    enabled = (coref or {}).get("enabled") if isinstance(coref, dict) else None
+    enabled = systems.get("enabled") if isinstance(systems, dict) else None
     if not enabled:
-        raise LingtestError("no coreference systems: set adversarial.systems or systems.coref.enabled")
+        raise LingtestError("no coreference systems: set adversarial.systems or systems.enabled")
     return [str(s) for s in enabled]
 
 
-def system_options(cfg: Any, name: str) -> dict[str, Any]:
+def build_system(cfg: Any, name: str) -> Any:
+    """``get_system(name, **cfg.systems[name])``, wrapped in the prediction cache when
+    ``systems.cache`` is true (clean test documents are then predicted once across runs)."""
+    from lingtest.systems import get_system
+
     systems = _plain(cfg.get("systems")) if hasattr(cfg, "get") else None
-    coref = (systems or {}).get("coref") or {} if isinstance(systems, dict) else {}
-    opts = coref.get(name) if isinstance(coref, dict) else None
-    return dict(opts) if isinstance(opts, dict) else {}
+    systems = systems if isinstance(systems, dict) else {}
+    opts = systems.get(name)
+    system = get_system(name, **(dict(opts) if isinstance(opts, dict) else {}))
+    if systems.get("cache", False):
+        from lingtest.paths import cache_dir
+        from lingtest.systems.coref.base import CachedSystem
+
+        where = systems.get("cache_dir") or cache_dir() / "coref_predictions"
+        system = CachedSystem(system, where)
+    return system
 
 
 def score_sets(system: Any, sets: Mapping[str, list[Document]], metrics: tuple[str, ...]) -> dict[str, dict[str, dict[str, float]]]:
@@ -280,8 +291,6 @@ def score_sets(system: Any, sets: Mapping[str, list[Document]], metrics: tuple[s
 
 def score(cfg: Any, tracker: Any) -> dict[str, Any]:
     from lingtest.adversarial.report import plot_sets, render_table3, table3_row
-    from lingtest.systems import get_system
-
     root = project_root()
     acfg = adversarial_config(cfg)
     dataset = dataset_name(cfg)
@@ -293,7 +302,7 @@ def score(cfg: Any, tracker: Any) -> dict[str, Any]:
     conll: dict[str, dict[str, float]] = {}
     rows: dict[str, dict[str, float]] = {}
     for name in enabled_systems(cfg, acfg):
-        system = get_system(name, **system_options(cfg, name))
+        system = build_system(cfg, name)
         per_set = score_sets(system, sets, metrics)
         conll[name] = {s: v["conll"]["f1"] for s, v in per_set.items() if "conll" in v}
         rows[name] = table3_row(conll[name])

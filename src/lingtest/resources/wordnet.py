@@ -10,6 +10,12 @@ as ``<nltk_data>/corpora/wordnet/``, the directory NLTK's own download produces.
 :func:`ensure_wordnet` constructs a :class:`~nltk.corpus.reader.WordNetCorpusReader` on that directory
 explicitly, so callers do not depend on ``nltk.data.path``.
 
+Caveat: Debian patched some glosses in ``data.adj`` and ``data.verb``, so about half of the adjective
+and verb synsets sit at different byte offsets than in Princeton's release (``love.v.01``: 01775182
+here, 01775164 in NLTK's download); nouns and adverbs are identical. Synset names
+(``love.v.01``), lemmas, sense keys and relations are unaffected; only resources keyed by raw WN 3.0
+offsets need re-keying (:mod:`lingtest.resources.sentiwordnet` does this itself).
+
 Command line (used by the setup script)::
 
     python -m lingtest.resources.wordnet install [--data-dir DIR] [--source debian|nltk]
@@ -194,12 +200,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         target = install_wordnet(args.data_dir, source=args.source, debian_dir=args.debian_dir)
-        wn = load_wordnet(args.data_dir)
+        wn = ensure_wordnet(args.data_dir, install=False)
     except MissingResourceError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    n = sum(1 for _ in wn.all_synsets("v"))
-    print(f"WordNet {wn.get_version()} installed at {target} ({n} verb synsets)")
+    n = sum(1 for _ in wn.all_lemma_names("v"))
+    print(f"WordNet {wn.get_version()} installed at {target} ({n} verb lemmas; dog.n.01: "
+          f"{wn.synset('dog.n.01').definition()!r})")
     return 0
 
 

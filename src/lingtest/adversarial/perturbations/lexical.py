@@ -19,6 +19,7 @@ For a word in its sentence:
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any
 
@@ -56,7 +57,9 @@ def _match_case(tokens: list[str], original: str) -> list[str]:
     return tokens
 
 
-class _LexicalReplacement:
+class _LexicalReplacement(ABC):
+    """Shared steps of the three lexical schemes; subclasses name the WordNet relation."""
+
     name = "lexical"
     group = "beta"
     relation = "synonym"
@@ -98,8 +101,9 @@ class _LexicalReplacement:
         pos[context.index] = tpos
         return self.lesk.disambiguate(context.words, context.index, pos)
 
+    @abstractmethod
     def related(self, synset: Any) -> list[Any]:
-        raise NotImplementedError
+        """Synsets whose lemmas may replace a word of sense ``synset``."""
 
     def candidates(self, word: str, context: WordContext | None = None) -> list[str]:
         """WordNet lemma names (``_`` for spaces) that may replace ``word``, in WordNet order."""

@@ -1,17 +1,16 @@
 """Rank candidates with a language model and keep the probable ones.
 
 Offline there is no masked LM, so the paper's "LM proposals with probability >= 0.1" are
-approximated: every candidate sentence of one position is scored by a causal LM
-(``scorer.score(texts) -> list[float]`` sentence log-probabilities;
-:class:`lingtest.resources.lm.CausalLMScorer` by default, injected here), the scores are turned
-into a distribution over that position's candidates (softmax of log-probabilities; with
-``include_original`` the unchanged source sentence takes part, as the original word does in a
-masked LM's distribution) and candidates from ``filter_sources`` below ``threshold`` are dropped.
-With ``include_original`` a probability >= 0.1 means the candidate is at most about 2.3 nats less
-likely than the original sentence when it is the only candidate, less when there are several.
-Candidates of the other sources (WordNet synonyms/antonyms, added unconditionally by Algorithm 1)
-are kept but ordered by the same probability. All positions of a source go to the scorer in one
-batch.
+approximated: the candidate sentences of one position whose source is in ``filter_sources``
+(default: the word-vector neighbours) are scored by a causal LM (``scorer.score(texts) ->
+list[float]`` sentence log-probabilities; :class:`lingtest.resources.lm.CausalLMScorer` by
+default, injected here), the scores are turned into a distribution over that position's candidates
+(softmax of log-probabilities; with ``include_original`` the unchanged sentence takes part too, as
+the original word does in a masked LM's distribution) and candidates below ``threshold`` are
+dropped, the rest sorted by probability. Candidates of the other sources (WordNet synonyms and
+antonyms, which Algorithm 1 adds unconditionally) are not scored - LM scoring is the dominant cost
+on a CPU - and come first, in proposal order. All positions passed to :meth:`LMRanker.rank` go to
+the scorer in one batch.
 """
 
 from __future__ import annotations
@@ -58,23 +57,22 @@ class LMRanker:
         return detokenize(nw, nws)
 
     def rank(self, sentence: Sentence, candidates: dict[int, list[Candidate]]) -> dict[int, list[Candidate]]:
-        """Set ``prob`` on every candidate, drop filtered ones under threshold, sort by ``prob``
-        (stable: ties keep proposal order). One scorer call for all positions."""
+        """Score the ``filter_sources`` candidates (one scorer call), set their ``prob``, drop those
+        under threshold; per position: unscored candidates first, then scored ones by ``prob``."""
         words, ws = sentence.words, [t.ws for t in sentence.tokens]
         texts: list[str] = []
         index: list[tuple[int, int]] = []  # (position, candidate index or -1 for the original)
         for pos, cands in sorted(candidates.items()):
-            if not cands:
+            scored = [ci for ci, c in enumerate(cands) if c.source in self.filter_sources]
+            if not scored:
                 continue
             if self.include_original:
                 texts.append(self._text(words, ws, pos, None))
                 index.append((pos, -1))
-            for ci, c in enumerate(cands):
-                texts.append(self._text(words, ws, pos, c.words))
+            for ci in scored:
+                texts.append(self._text(words, ws, pos, cands[ci].words))
                 index.append((pos, ci))
-        if not texts:
-            return {}
-        scores = list(self.scorer.score(texts))
+        scores = list(self.scorer.score(texts)) if texts else []
         self.texts_scored += len(texts)
         if len(scores) != len(texts):
             raise ValueError(f"scorer returned {len(scores)} scores for {len(texts)} texts")
@@ -82,18 +80,19 @@ class LMRanker:
         for (pos, ci), s in zip(index, scores):
             by_pos.setdefault(pos, []).append((ci, float(s)))
         out: dict[int, list[Candidate]] = {}
-        for pos, items in by_pos.items():
+        for pos, cands in sorted(candidates.items()):
+            kept = [c for c in cands if c.source not in self.filter_sources]
+            items = by_pos.get(pos, [])
             probs = softmax([s for _, s in items])
             ranked = []
             for (ci, _), p in zip(items, probs):
                 if ci < 0:
                     continue
-                c = candidates[pos][ci]
+                c = cands[ci]
                 c.prob = round(p, 6)
-                if c.source in self.filter_sources and p < self.threshold:
-                    continue
-                ranked.append(c)
+                if p >= self.threshold:
+                    ranked.append(c)
             ranked.sort(key=lambda c: -(c.prob or 0.0))
-            if ranked:
-                out[pos] = ranked
+            if kept or ranked:
+                out[pos] = kept + ranked
         return out

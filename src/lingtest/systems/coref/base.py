@@ -68,6 +68,15 @@ def ensure_parsed(docs: Sequence[Document], parser: str = "spacy",
     return out
 
 
+def iterate(items: Sequence[Any], progress: bool, description: str):
+    """``items``, with a rich progress bar when ``progress`` (stages set it for long runs)."""
+    if not progress or len(items) < 2:
+        return items
+    from rich.progress import track
+
+    return track(items, description=description, total=len(items))
+
+
 def drop_singletons(clusters: Sequence[Cluster]) -> list[Cluster]:
     return [c for c in clusters if len(c.mentions) > 1]
 
@@ -128,3 +137,34 @@ class CachedSystem(CorefSystem):
                 results[k] = clusters
                 self.misses += 1
         return [[Cluster(mentions=list(c.mentions), id=c.id) for c in results[k]] for k in keys]
+
+
+def make_system(name: str, systems_cfg: Mapping[str, Any] | None = None, *, cache: bool | None = None,
+                cache_dir: str | Path | None = None) -> CorefSystem:
+    """A system from the ``systems`` config group (``conf/systems/default.yaml``): its options are
+    ``systems_cfg[name]``; with ``cache`` (default: the config's ``cache``) it is wrapped in a
+    :class:`CachedSystem` under ``cache_dir`` (default: the config's, else
+    ``<lingtest cache>/coref_predictions``). Accepts a plain dict or an OmegaConf node."""
+    from lingtest.systems import get_system
+
+    cfg: dict[str, Any] = {}
+    if systems_cfg is not None:
+        try:
+            from omegaconf import DictConfig, OmegaConf
+
+            if isinstance(systems_cfg, DictConfig):
+                systems_cfg = OmegaConf.to_container(systems_cfg, resolve=True)  # type: ignore[assignment]
+        except ImportError:  # pragma: no cover - omegaconf is a dependency
+            pass
+        cfg = dict(systems_cfg)  # type: ignore[arg-type]
+    options = dict(cfg.get(name) or {})
+    system = get_system(name, **options)
+    use_cache = cfg.get("cache", False) if cache is None else cache
+    if not use_cache:
+        return system
+    where = cache_dir or cfg.get("cache_dir")
+    if not where:
+        from lingtest.paths import cache_dir as lingtest_cache
+
+        where = lingtest_cache() / "coref_predictions"
+    return CachedSystem(system, where)

@@ -23,14 +23,21 @@ from lingtest.systems.coref import features as F
 PRONOMINAL, PROPER, NOMINAL, LIST = "PRONOMINAL", "PROPER", "NOMINAL", "LIST"
 
 SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass", "nsubj:pass", "csubj", "csubjpass"})
-# dependents that are not part of the NP of a nominal head (handled as their own mentions)
-_SPLIT_DEPS = frozenset({"conj", "cc", "preconj", "appos"})
+# dependents that are not part of the NP of a nominal head: conjuncts and appositions (their own
+# mentions), and the clause material a UD parse hangs on a nominal predicate (subject, copula, ...)
+_SPLIT_DEPS = frozenset({"conj", "cc", "preconj", "appos", "nsubj", "nsubj:pass", "nsubjpass", "csubj",
+                         "csubj:pass", "cop", "aux", "aux:pass", "auxpass", "mark", "expl", "discourse",
+                         "vocative", "parataxis", "advcl", "ccomp", "xcomp", "obl", "obj", "iobj", "dislocated",
+                         "reparandum", "list", "orphan"})
+_LEADING_DROP = frozenset({"case", "mark", "cc", "punct"})
 # nominal tokens that only modify another nominal (never a mention head of their own)
 _MODIFIER_DEPS = frozenset({"compound", "flat", "flat:name", "fixed", "goeswith", "nn", "expl"})
 _INDEFINITE_START = frozenset({"a", "an", "some", "any", "another", "no", "every", "each", "several",
                                "many", "few", "such"})
 _WEATHER_SEEM = frozenset({"seem", "appear", "rain", "snow", "happen", "matter", "turn", "take",
                            "look", "sound", "occur"})
+_COPULAR_LEMMAS = frozenset({"be", "become", "seem", "appear", "remain", "look", "sound", "feel"})
+_BE_FORMS = frozenset({"'s", "’s", "is", "was", "be", "been", "being", "are", "were"})
 _DEMONSTRATIVE = frozenset({"this", "that", "these", "those"})
 _DETERMINER_DEPS = frozenset({"det", "poss", "predet", "nmod:poss", "det:poss", "case"})
 _STOP_MODIFIERS = frozenset({"the", "a", "an", "this", "that", "these", "those", "'s", "'", "his",
@@ -161,6 +168,8 @@ class MentionCand:
     generic: bool = False  # a bare common noun (no determiner or possessor): ``milk``, ``workers``
     pronoun: F.PronounInfo | None = None
     idx: int = -1
+    _text: str | None = None
+    _relaxed: str | None = None
 
     @property
     def span(self) -> tuple[int, int]:
@@ -168,11 +177,13 @@ class MentionCand:
 
     @property
     def text(self) -> str:
-        """Lower-cased surface string without edge punctuation and a final possessive ``'s``."""
-        ws = [w.lower() for w in self.words]
-        while ws and ws[-1] in ("'s", "'", "’s", "’"):
-            ws = ws[:-1]
-        return " ".join(ws)
+        """Lower-cased surface string without a final possessive ``'s``."""
+        if self._text is None:
+            ws = [w.lower() for w in self.words]
+            while ws and ws[-1] in ("'s", "'", "’s", "’"):
+                ws = ws[:-1]
+            self._text = " ".join(ws)
+        return self._text
 
     def contains(self, other: MentionCand) -> bool:
         return self.start <= other.start and other.end <= self.end
@@ -220,6 +231,9 @@ def np_span(pd: ParsedDoc, head: int) -> tuple[int, int]:
         s -= 1
     while e + 1 in toks:
         e += 1
+    # UD attaches prepositions to their noun (``in the house``): not part of the mention
+    while s < head and pd.deps[s] in _LEADING_DROP and pd.heads[s] == head:
+        s += 1
     return _trim(pd, s, e + 1)
 
 
@@ -257,7 +271,8 @@ def is_pleonastic_it(pd: ParsedDoc, i: int) -> bool:
         return True
     if pd.lemmas[h] in _WEATHER_SEEM and clausal:
         return True
-    copular = pd.lemmas[h] == "be" or any(pd.deps[c] == "cop" for c in kids)
+    copular = (pd.lemmas[h] in _COPULAR_LEMMAS or pd.lower[h] in _BE_FORMS
+               or any(pd.deps[c] == "cop" for c in kids))
     has_pred = pd.pos[h] == "ADJ" or any(pd.deps[c] in ("acomp", "attr") for c in kids)
     passive = pd.deps[i] in ("nsubjpass", "nsubj:pass")
     if clausal and ((copular and has_pred) or passive):
@@ -364,8 +379,8 @@ def detect_mentions(pd: ParsedDoc, animacy_lexicon: F.AnimacyLexicon | None = No
     found: dict[tuple[int, int], MentionCand] = {}
 
     def add(s: int, e: int, head: int, kind: str | None = None) -> None:
-        if (s, e) in found or e <= s:
-            return
+        if (s, e) in found or e <= s or not any(ch.isalnum() for ch in pd.words[head]):
+            return  # masked (``___``) or symbol-only heads are not mentions
         found[(s, e)] = make_mention(pd, s, e, head, kind, animacy_lexicon)
 
     for i, w in enumerate(pd.lower):
@@ -399,6 +414,8 @@ def detect_mentions(pd: ParsedDoc, animacy_lexicon: F.AnimacyLexicon | None = No
         head = _span_head(pd, es, ee)
         if pd.pos[head] == "ADJ" or pd.tags[head] == "JJ":
             continue  # adjectival entities (``Indian history``) are not mentions
+        if lab == "NORP" and pd.deps[head] in ("amod", "compound", "nmod", "nn"):
+            continue  # nationality/party modifiers (``Republican senators``)
         s, e = _trim(pd, es, ee)
         if e > s:
             add(s, e, head, PROPER)

@@ -19,9 +19,11 @@ from typing import Any
 from lingtest.data.model import Cluster, Document
 from lingtest.errors import InputError
 from lingtest.systems.coref import features as F
-from lingtest.systems.coref.base import CorefSystem, ensure_parsed, normalise_clusters
+from lingtest.systems.coref.base import CorefSystem, ensure_parsed, iterate, normalise_clusters
 from lingtest.systems.coref.mentions import PRONOMINAL, MentionCand, ParsedDoc, detect_mentions
-from lingtest.systems.coref.sieves import CONSTRUCT_SIEVES, SIEVES, ClusterState
+from lingtest.systems.coref.sieves import (
+    ANAPHOR_FILTER, ANTECEDENT_CLASS, CONSTRUCT_SIEVES, SIEVES, ClusterState, antecedent_class_of,
+)
 
 DEFAULT_SIEVES: tuple[str, ...] = tuple(SIEVES)
 
@@ -68,24 +70,29 @@ def resolve_mentions(pd: ParsedDoc, mentions: list[MentionCand], sieves: Sequenc
     by_sentence: dict[int, list[MentionCand]] = {}
     for c in mentions:
         by_sentence.setdefault(c.sent, []).append(c)
-    orders: dict[tuple[int, bool], list[MentionCand]] = {}
+    classes = [antecedent_class_of(c) for c in mentions]
+    orders: dict[tuple[int, int | None, str], list[MentionCand]] = {}
     for name in sieves:
         try:
             sieve = SIEVES[name]
         except KeyError:
             raise InputError(f"unknown sieve {name!r}; known: {', '.join(SIEVES)}", field="sieves") from None
-        is_pronoun_sieve = name in ("pronoun_match", "same_person_pronoun")
+        accepts = ANAPHOR_FILTER.get(name, lambda m: True)
+        wanted = ANTECEDENT_CLASS.get(name, "any")
+        is_pronoun_sieve = name == "pronoun_match"
         for m in mentions:
-            if not state.is_first(m):
+            if not accepts(m) or not state.is_first(m):
                 continue
-            if is_pronoun_sieve and m.pronoun is None:
-                continue
-            limit = max_pronoun_distance if is_pronoun_sieve and m.person == 3 else max_sentence_distance
-            ok = (m.idx, is_pronoun_sieve)
-            if ok not in orders:
-                orders[ok] = candidate_order(m, mentions, max_sentence_distance=limit, by_sentence=by_sentence)
-            for a in orders[ok]:
-                if state.same(m, a):
+            limit = max_pronoun_distance if is_pronoun_sieve else max_sentence_distance
+            key = (m.idx, limit, wanted)
+            if key not in orders:
+                full = (m.idx, limit, "any")
+                if full not in orders:
+                    orders[full] = candidate_order(m, mentions, max_sentence_distance=limit, by_sentence=by_sentence)
+                orders[key] = [c for c in orders[full] if wanted in classes[c.idx]]
+            cm = state.cluster_of[m.idx]
+            for a in orders[key]:
+                if state.cluster_of[a.idx] == cm:
                     continue
                 if sieve(m, a, state, pd):
                     if name in CONSTRUCT_SIEVES:
@@ -103,7 +110,8 @@ class SieveResolver(CorefSystem):
     mentions linked only by the precise-construct sieves, as OntoNotes does not mark them),
     ``max_pronoun_distance`` (sentences back a third-person pronoun looks), ``max_sentence_distance``
     (for nominal mentions, ``None`` = whole document), ``use_wordnet`` (WordNet animacy of common
-    nouns), ``parser``/``parser_options`` (used only for unparsed input).
+    nouns), ``parser``/``parser_options`` (used only for unparsed input), ``progress`` (a progress
+    bar over documents; not part of the cache key).
     """
 
     name = "sieve"
@@ -112,7 +120,8 @@ class SieveResolver(CorefSystem):
                  remove_constructs: bool = True, max_pronoun_distance: int = 3,
                  max_sentence_distance: int | None = None, use_wordnet: bool = True,
                  parser: str = "spacy", parser_options: dict[str, Any] | None = None,
-                 animacy_lexicon: F.AnimacyLexicon | None = None, **_ignored: Any) -> None:
+                 animacy_lexicon: F.AnimacyLexicon | None = None, progress: bool = False,
+                 **_ignored: Any) -> None:
         self.sieves = tuple(sieves) if sieves is not None else DEFAULT_SIEVES
         unknown = [s for s in self.sieves if s not in SIEVES]
         if unknown:
@@ -127,6 +136,7 @@ class SieveResolver(CorefSystem):
         if animacy_lexicon is None and use_wordnet:
             animacy_lexicon = F.AnimacyLexicon()
         self.animacy_lexicon = animacy_lexicon
+        self.progress = bool(progress)
         self._parsers: dict = {}
         self.last_timing: dict[str, float] = {}
 
@@ -140,7 +150,7 @@ class SieveResolver(CorefSystem):
         t0 = time.perf_counter()
         parsed = ensure_parsed(docs, self.parser, self.parser_options, _cache=self._parsers)
         t1 = time.perf_counter()
-        out = [self.resolve(d) for d in parsed]
+        out = [self.resolve(d) for d in iterate(parsed, self.progress, "sieve coreference")]
         self.last_timing = {"parse_s": t1 - t0, "resolve_s": time.perf_counter() - t1}
         return out
 

@@ -132,11 +132,13 @@ def _nominal(m: MentionCand) -> bool:
 
 def relaxed_text(m: MentionCand, pd: ParsedDoc) -> str:
     """The mention's text up to and including its head (post-modifiers dropped)."""
-    end = min(m.end, m.head + 1)
-    words = [w.lower() for w in pd.words[m.start:end]]
-    while words and words[-1] in ("'s", "'"):
-        words.pop()
-    return " ".join(words)
+    if m._relaxed is None:
+        end = min(m.end, m.head + 1)
+        words = [w.lower() for w in pd.words[m.start:end]]
+        while words and words[-1] in ("'s", "'", "’s", "’"):
+            words.pop()
+        m._relaxed = " ".join(words)
+    return m._relaxed
 
 
 def _numbers(m: MentionCand, pd: ParsedDoc) -> set[str]:
@@ -368,5 +370,49 @@ SIEVES: dict[str, Sieve] = {
 }
 # sieves whose anaphor is a construct OntoNotes does not annotate as coreferent (removed on output
 # when ``remove_constructs``): the appositive, the predicate nominal, the relative pronoun.
+# Cheap pre-conditions per sieve, used by the resolver to skip hopeless work (the sieves check them
+# again): which anaphors a sieve can accept, and which kind of antecedent ("nominal": proper or
+# common noun phrase, no coordination; "pronoun"; "any").
+def _nominal_anaphor(m: MentionCand) -> bool:
+    return _nominal(m) and not m.generic
+
+
+def _any_nominal(m: MentionCand) -> bool:
+    return _nominal(m)
+
+
+def _proper(m: MentionCand) -> bool:
+    return m.kind == PROPER
+
+
+ANAPHOR_FILTER: dict[str, Callable[[MentionCand], bool]] = {
+    "same_person_pronoun": lambda m: m.pronoun is not None and m.person != 3,
+    "exact_string_match": _nominal_anaphor,
+    "relaxed_string_match": _nominal_anaphor,
+    "appositive": _any_nominal,
+    "predicate_nominative": _any_nominal,
+    "role_appositive": _any_nominal,
+    "relative_pronoun": lambda m: m.relative,
+    "acronym": _proper,
+    "demonym": _proper,
+    "strict_head_match_a": _nominal_anaphor,
+    "strict_head_match_b": _nominal_anaphor,
+    "strict_head_match_c": _nominal_anaphor,
+    "proper_head_match": _proper,
+    "relaxed_head_match": _nominal_anaphor,
+    "pronoun_match": lambda m: m.pronoun is not None and m.person == 3,
+}
+ANTECEDENT_CLASS: dict[str, str] = {name: "nominal" for name in SIEVES}
+ANTECEDENT_CLASS.update({"same_person_pronoun": "pronoun", "relative_pronoun": "any", "pronoun_match": "any"})
+
+
+def antecedent_class_of(m: MentionCand) -> set[str]:
+    classes = {"any"}
+    if _nominal(m):
+        classes.add("nominal")
+    if m.pronoun is not None:
+        classes.add("pronoun")
+    return classes
+
+
 CONSTRUCT_SIEVES = frozenset({"appositive", "predicate_nominative", "role_appositive", "relative_pronoun"})
-PRONOUN_SIEVES = frozenset({"same_person_pronoun", "pronoun_match"})

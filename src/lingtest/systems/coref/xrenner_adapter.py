@@ -25,7 +25,7 @@ from typing import Any
 
 from lingtest.data.model import Cluster, Document
 from lingtest.errors import InputError, MissingResourceError
-from lingtest.systems.coref.base import CorefSystem, ensure_parsed, normalise_clusters
+from lingtest.systems.coref.base import CorefSystem, ensure_parsed, iterate, normalise_clusters
 
 log = logging.getLogger(__name__)
 
@@ -155,7 +155,8 @@ class XrennerSystem(CorefSystem):
     def __init__(self, model: str = "eng", rule_based: bool = True, no_seq: bool = True,
                  keep_singletons: bool = False, parser: str = "spacy",
                  parser_options: dict[str, Any] | None = None, on_error: str = "empty",
-                 force_single_type_chains: bool | None = False, **_ignored: Any) -> None:
+                 force_single_type_chains: bool | None = False, progress: bool = False,
+                 **_ignored: Any) -> None:
         if on_error not in ("raise", "empty"):
             raise ValueError(f"on_error must be 'raise' or 'empty', not {on_error!r}")
         self.model = model
@@ -166,6 +167,7 @@ class XrennerSystem(CorefSystem):
         self.parser_options = dict(parser_options or {})
         self.on_error = on_error
         self.force_single_type_chains = force_single_type_chains
+        self.progress = bool(progress)
         self._xrenner = None
         self._parsers: dict = {}
         self.failures: list[tuple[str, str]] = []
@@ -184,7 +186,7 @@ class XrennerSystem(CorefSystem):
         parsed = ensure_parsed(docs, self.parser, self.parser_options, _cache=self._parsers)
         engine = self._engine()
         out = []
-        for doc in parsed:
+        for doc in iterate(parsed, self.progress, "xrenner coreference"):
             n = sum(len(s.tokens) for s in doc.sentences)
             if n == 0:
                 out.append([])

@@ -1,0 +1,37 @@
+"""Stage body: agreement of the configured parser's constituency trees with gold treebank trees
+(GUM's ``const/*.ptb`` offline), labelled bracket P/R/F1 with evalb's COLLINS.prm conventions."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from lingtest.data import Document, read_jsonl, write_json
+from lingtest.parsing.evalb import evalb_corpus
+from lingtest.paths import project_root
+from lingtest.pipeline.data import parser_from_config, prepared_dir
+from lingtest.tracking import Tracker
+
+
+def agreement_stage(cfg: Any, tracker: Tracker) -> dict[str, Any]:
+    acfg = cfg.parser_agreement
+    root = project_root()
+    path = prepared_dir(root, acfg.dataset) / f"{acfg.split}.jsonl"
+    exclude = tuple(acfg.get("exclude_prefixes") or ())
+    docs = [d for d in read_jsonl(path, Document.from_dict) if not d.id.startswith(exclude)]
+    gold = [s for d in docs for s in d.sentences if s.tree is not None]
+    parser = parser_from_config(cfg)
+    start = time.perf_counter()
+    parsed = parser.parse([s.words for s in gold])
+    seconds = time.perf_counter() - start
+    counts = evalb_corpus((g.tree, p.tree) for g, p in zip(gold, parsed, strict=True))
+    result = {
+        "dataset": acfg.dataset, "split": acfg.split, "documents": len(docs), "excluded_prefixes": list(exclude),
+        "parser": cfg.parser.name, "model": cfg.parser.get("model"),
+        "scoring": "evalb COLLINS.prm (punctuation by gold tag, ROOT/TOP ignored, ADVP=PRT, function tags stripped)",
+        **counts.as_dict(), "parse_seconds": seconds,
+    }
+    write_json(root / acfg.output, result)
+    tracker.log_metrics({k: v for k, v in result.items() if isinstance(v, (int, float))})
+    tracker.log_artifact(root / acfg.output)
+    return result
