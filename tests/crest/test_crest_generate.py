@@ -7,7 +7,7 @@ from lingtest.crest.generate import Generator, MemoParser, Source, constituent_s
 from lingtest.crest.sources import sample_sources, sentence_sources
 from lingtest.data.model import Tree
 
-from conftest import FakeProposer, FakeScorer, TABLE, make_source
+from crest_fakes import FakeProposer, FakeScorer, TABLE, make_source
 
 
 def _source(parser, text="John said that the big dog quickly liked him .", clusters=((0, 1), (9, 10))):

@@ -9,7 +9,7 @@ from lingtest.crest.align import Alignment
 from lingtest.crest.grading import classify_errors, grade_issue, same_clustering
 from lingtest.crest.oracle import BlancOracle, non_singleton
 
-from conftest import link_blanc
+from crest_fakes import link_blanc
 
 A = [(0, 1), (9, 10)]
 B = [(3, 5), (6, 7)]

@@ -16,7 +16,7 @@ from lingtest.pipeline import crest as stages
 from lingtest.systems import SYSTEMS
 from lingtest.tracking import NullTracker
 
-from conftest import TABLE, FakeParser, FakeProposer, FakeSystem
+from crest_fakes import TABLE, FakeParser, FakeProposer, FakeSystem
 
 CONF = Path(__file__).resolve().parents[2] / "conf" / "crest" / "default.yaml"
 

@@ -205,10 +205,30 @@ def _dominates(heads: Sequence[int], h: int, d: int) -> bool:
     return False
 
 
+def break_cycles(heads: list[int]) -> list[int]:
+    """Attach to the root one node of every head cycle (re-attaching a token that has dependents,
+    e.g. punctuation that a parser gave children, can close a loop)."""
+    heads = list(heads)
+    n = len(heads)
+    root = next((i for i in range(n) if heads[i] == -1), 0)
+    heads[root] = -1
+    for start in range(n):
+        path: list[int] = []
+        on_path: set[int] = set()
+        j = start
+        while j != -1 and j not in on_path:
+            path.append(j)
+            on_path.add(j)
+            j = heads[j]
+        if j != -1:  # j closes a cycle: cut it at j
+            heads[j] = root if j != root else -1
+    return heads
+
+
 def projectivize(heads: list[int]) -> list[int]:
     """Lift non-projective arcs: reattach the dependent to its head's head until every arc is
     projective (all words between head and dependent are dominated by the head)."""
-    heads = list(heads)
+    heads = break_cycles(heads)
     n = len(heads)
     changed = True
     while changed:
@@ -291,7 +311,7 @@ class _Converter:
         _normalise_coordination(heads, deps)
         _final_punct_to_root(sentence.tokens, heads, deps)
         _attach_brackets(sentence.tokens, heads, deps)
-        heads = projectivize(heads)
+        heads = projectivize(heads)  # also breaks any cycle the re-attachments above closed
         _raise_edge_punct(heads, deps, [t.tag for t in sentence.tokens])
         self.heads = projectivize(heads)
         self.deps = deps

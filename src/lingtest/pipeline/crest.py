@@ -86,7 +86,8 @@ def build_ranker(cfg: Any, scorer: Any = None) -> LMRanker | None:
 
         scorer = scorer_from_config(cfg.resources)
     return LMRanker(scorer, threshold=float(rc.threshold), include_original=bool(rc.include_original),
-                    filter_sources=list(rc.filter_sources), window=rc.get("window"))
+                    filter_sources=list(rc.filter_sources), window=rc.get("window"),
+                    left_window=rc.get("left_window"))
 
 
 def build_generator(cfg: Any, parser: Any, proposers: Sequence[Any], ranker: Any, max_followups: int) -> Generator:

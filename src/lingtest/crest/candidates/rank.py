@@ -38,22 +38,27 @@ class LMRanker:
     position. Tokens before the position are identical for all candidates of that position, so
     their log-probabilities cancel exactly in the per-position softmax under a causal LM; cutting
     the words after the window is the one approximation, and makes scoring about twice as fast.
-    ``None`` scores whole sentences."""
+    ``None`` scores whole sentences. ``left_window`` likewise keeps only that many words before the
+    position (the left context is then shorter, but still the same for every candidate of the
+    position); ``None`` keeps the whole prefix."""
 
     def __init__(self, scorer: Any, threshold: float = 0.1, include_original: bool = True,
-                 filter_sources: Sequence[str] = ("vectors",), window: int | None = None) -> None:
+                 filter_sources: Sequence[str] = ("vectors",), window: int | None = None,
+                 left_window: int | None = None) -> None:
         self.scorer = scorer
         self.threshold = threshold
         self.include_original = include_original
         self.filter_sources = set(filter_sources)
         self.window = window
+        self.left_window = left_window
         self.texts_scored = 0
 
     def _text(self, words: list[str], ws: list[str], pos: int, new: list[str] | None) -> str:
         end = len(words) if self.window is None else min(len(words), pos + 1 + self.window)
+        start = 0 if self.left_window is None else max(0, pos - self.left_window)
         if new is None:
-            return detokenize(words[:end], ws[:end])
-        nw, nws = replace_words(words[:end], ws[:end], pos, new)
+            return detokenize(words[start:end], ws[start:end])
+        nw, nws = replace_words(words[start:end], ws[start:end], pos - start, new)
         return detokenize(nw, nws)
 
     def rank(self, sentence: Sentence, candidates: dict[int, list[Candidate]]) -> dict[int, list[Candidate]]:
