@@ -6,7 +6,7 @@ vector proposers, the causal-LM ranker (converted Gemma-3-270M, unless ``--no-ra
 oracle and gold grading. Timing starts after the one-time model loads (reported separately) and
 covers parse -> propose -> rank -> replace-and-check -> select -> predict -> oracle -> grade.
 
-    .venv/bin/python bench/bench_crest.py [--sources 40] [--no-ranker] [--out bench/results/crest.json]
+    .venv/bin/python bench/bench_crest.py [--sources 40 (crest.N)] [-M 20] [--no-ranker] [--out bench/results/crest.json]
 
 Sources come from ``data/prepared/<corpus>/test.jsonl`` when present, else from the OntoGUM
 mirror (test documents of ``splits.md``).
@@ -50,7 +50,7 @@ def _load_docs(corpus: str):
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sources", type=int, default=40)
-    ap.add_argument("--max-followups", type=int, default=None)
+    ap.add_argument("-M", "--M", dest="M", type=int, default=None, help="crest.M (follow-ups per source)")
     ap.add_argument("--no-ranker", action="store_true")
     ap.add_argument("--system", default="sieve")
     ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "crest.json"))
@@ -66,11 +66,11 @@ def main() -> None:
 
     # a fresh parse cache: every sentence is really parsed (and stored), as in a first run
     tmp_cache = tempfile.mkdtemp(prefix="crest-bench-")
-    overrides = [f"parser.cache_dir={tmp_cache}/parses.sqlite", *args.overrides, f"crest.n_sources={args.sources}"]
+    overrides = [f"parser.cache_dir={tmp_cache}/parses.sqlite", *args.overrides, f"crest.N={args.sources}"]
     if args.no_ranker:
         overrides.append("crest.ranker.enabled=false")
-    if args.max_followups:
-        overrides.append(f"crest.max_followups={args.max_followups}")
+    if args.M:
+        overrides.append(f"crest.M={args.M}")
     cfg = compose(overrides)
     c = cfg.crest
     loads: dict[str, float] = {}
@@ -97,7 +97,7 @@ def main() -> None:
     system.predict([])
     loads["system"] = time.perf_counter() - t
     oracle = P.build_oracle(c)
-    gen = P.build_generator(cfg, parser, proposers, ranker, int(c.max_followups))
+    gen = P.build_generator(cfg, parser, proposers, ranker, int(c.M))
 
     t0 = time.perf_counter()
     sources = P.prepare_sources(docs, c, parser)
@@ -106,14 +106,14 @@ def main() -> None:
     t2 = time.perf_counter()
     res = evaluate_system(system, sources, followups, oracle, batch_size=int(c.batch_size), only_selected=True)
     t3 = time.perf_counter()
-    row = summarize(res, int(c.max_followups), bool(c.select))
+    row = summarize(res, int(c.M), bool(c.select))
     selected = row["selected"]
     total = t3 - t0
     out = {
         "benchmark": "crest_end_to_end",
         "corpus": origin,
         "sources": len(sources),
-        "max_followups": int(c.max_followups),
+        "M": int(c.M),
         "ranker": ranker is not None,
         "proposers": list(c.proposers.enabled),
         "system": args.system,

@@ -12,30 +12,15 @@ with :func:`lingtest.parsing.dep2const.dependency_to_constituency` and scores th
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 import time
-from pathlib import Path
 
 from lingtest.data.io import write_json
 from lingtest.parsing.dep2const import dependency_to_constituency
 from lingtest.parsing.evalb import evalb_corpus
 from lingtest.paths import mirror_root
+from lingtest.pipeline.datasets import document_list
 from lingtest.readers.treebank import read_conllu, read_ptb
-
-
-def split_docs(splits_md: Path, split: str) -> list[str]:
-    """Document names listed under ``## <split>`` in GUM's ``splits.md``."""
-    names, current = [], None
-    for line in splits_md.read_text(encoding="utf-8").splitlines():
-        m = re.match(r"^##\s+(\S+)", line)
-        if m:
-            current = m.group(1)
-            continue
-        m = re.match(r"^\s*\*\s+(\S+)", line)
-        if m and current == split:
-            names.append(m.group(1))
-    return names
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -57,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     gum = root / "gum"
     files = sorted((gum / "const").glob("*.ptb"))
     if args.split != "all":
-        wanted = set(split_docs(gum / "splits.md", args.split))
+        wanted = set(document_list(gum / "splits.md", args.split))
         files = [f for f in files if f.stem in wanted]
     if not args.include_reddit:
         files = [f for f in files if not f.stem.startswith("GUM_reddit_")]

@@ -24,18 +24,14 @@ from lingtest.data.io import write_json
 from lingtest.data.model import Document, Sentence, Token
 from lingtest.errors import InputError
 from lingtest.paths import mirror_root, project_root
+from lingtest.pipeline.datasets import document_list
 
 METRICS = ("muc", "bcub", "ceafe", "ceafm", "lea", "blanc")
 
 
 def split_documents(splits_md: Path, split: str) -> list[str]:
     """Document names listed under ``## <split>`` in OntoGUM's ``splits.md``."""
-    names, section = [], None
-    for lineno, line in enumerate(splits_md.read_text(encoding="utf-8").splitlines(), start=1):
-        if line.startswith("## "):
-            section = line[3:].strip()
-        elif section == split and line.strip().startswith("* "):
-            names.append(line.strip()[2:].strip())
+    names = document_list(splits_md, split)
     if not names:
         raise InputError(f"no documents listed for split {split!r}", path=splits_md)
     return names

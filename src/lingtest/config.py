@@ -52,3 +52,12 @@ def load_params(path: Path | None = None, overrides: Sequence[str] = ()) -> Any:
     if overrides:
         cfg = OmegaConf.merge(cfg, OmegaConf.from_dotlist(list(overrides)))
     return cfg
+
+
+def to_plain(node: Any) -> Any:
+    """An OmegaConf node as plain dicts/lists (resolved); anything else unchanged."""
+    from omegaconf import OmegaConf
+
+    if OmegaConf.is_config(node):
+        return OmegaConf.to_container(node, resolve=True)
+    return node

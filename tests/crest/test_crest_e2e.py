@@ -47,7 +47,7 @@ def test_ontogum_sources_generate_and_evaluate(mirror, spacy_memo):
     sources = []
     for d, p in zip(picked, parsed):
         sources.append(Source.from_document(Document(d.id, sentences=[p], clusters=d.clusters)))
-    gen = Generator(spacy_memo, [get_proposer("wordnet")], max_followups=5, parse_chunk=16)
+    gen = Generator(spacy_memo, [get_proposer("wordnet")], M=5, parse_chunk=16)
     followups = {}
     for s in sources:
         fus, _ = gen.generate(s)

@@ -7,7 +7,7 @@ from lingtest.crest.generate import Generator, MemoParser, Source, constituent_s
 from lingtest.crest.sources import sample_sources, sentence_sources
 from lingtest.data.model import Tree
 
-from crest_fakes import FakeProposer, FakeScorer, TABLE, make_source
+from crest_fakes import TABLE, FakeProposer, FakeScorer, make_source
 
 
 def _source(parser, text="John said that the big dog quickly liked him .", clusters=((0, 1), (9, 10))):
@@ -45,7 +45,7 @@ def test_sample_sources_seeded_and_ordered(corpus_docs):
 def test_generation_respects_cr_indices_and_constituents(fake_parser, fake_proposer):
     memo = MemoParser(fake_parser)
     src = _source(memo)
-    gen = Generator(memo, [fake_proposer], max_followups=20)
+    gen = Generator(memo, [fake_proposer], M=20)
     fus, stats = gen.generate(src)
     changed = {(f.position, f.new) for f in fus}
     # "him" (mention), "John" (mention) and "said" (John is its nsubj) are CR-related: untouched
@@ -67,17 +67,17 @@ def test_generation_respects_cr_indices_and_constituents(fake_parser, fake_propo
 def test_m_caps_followups_per_source(fake_parser, fake_proposer):
     memo = MemoParser(fake_parser)
     src = _source(memo)
-    fus, _ = Generator(memo, [fake_proposer], max_followups=2).generate(src)
+    fus, _ = Generator(memo, [fake_proposer], M=2).generate(src)
     assert len(fus) == 2
     assert [f.new for f in fus] == ["large", "small"]  # position order, proposal order
-    rr, _ = Generator(memo, [fake_proposer], max_followups=3, order="round_robin").generate(src)
+    rr, _ = Generator(memo, [fake_proposer], M=3, order="round_robin").generate(src)
     assert [f.position for f in rr] == [4, 5, 6]
 
 
 def test_never_parses_a_sentence_twice(fake_parser, fake_proposer):
     memo = MemoParser(fake_parser)
     src = _source(memo)
-    gen = Generator(memo, [fake_proposer], max_followups=20)
+    gen = Generator(memo, [fake_proposer], M=20)
     fus1, _ = gen.generate(src)
     calls = fake_parser.calls
     batches = fake_parser.batches
@@ -92,11 +92,11 @@ def test_parse_chunk_parses_lazily(fake_parser, fake_proposer):
     memo = MemoParser(fake_parser)
     src = _source(memo)
     before, batches = fake_parser.calls, fake_parser.batches
-    fus, st = Generator(memo, [fake_proposer], max_followups=1, parse_chunk=2).generate(src)
+    fus, st = Generator(memo, [fake_proposer], M=1, parse_chunk=2).generate(src)
     # positions big (4 candidates), dog (3), quickly (3): only the first group is parsed, in one batch
     assert fake_parser.calls - before == 4 and fake_parser.batches - batches == 1
     assert len(fus) == 1 and st.parsed == 4
-    fus, st = Generator(memo, [fake_proposer], max_followups=6, parse_chunk=2).generate(src)
+    fus, st = Generator(memo, [fake_proposer], M=6, parse_chunk=2).generate(src)
     assert len(fus) == 6 and st.parsed == 7  # two groups
 
 
@@ -105,13 +105,26 @@ def test_ranker_orders_candidates(fake_parser):
     src = _source(memo)
     scorer = FakeScorer()
     prop = FakeProposer({"big": TABLE["big"]})
-    gen = Generator(memo, [prop], ranker=LMRanker(scorer, threshold=0.3), max_followups=20)
+    gen = Generator(memo, [prop], ranker=LMRanker(scorer, threshold=0.3), M=20)
     fus, stats = gen.generate(src)
     assert scorer.calls == 1
     # WordNet candidates first (unscored), then vector ones by LM probability; zzbig is dropped
     assert [f.new for f in fus] == ["large", "small", "huge"]
     assert stats.proposed["vectors"] == 2 and stats.ranked["vectors"] == 1
     assert [f.prob is not None for f in fus] == [False, False, True]
+
+
+def test_article_agreement(fake_parser):
+    from lingtest.crest.generate import article_agrees
+
+    assert article_agrees("a", "dog") and article_agrees("an", "apple") and article_agrees("an", "hour")
+    assert not article_agrees("a", "acetate") and not article_agrees("an", "dog")
+    assert article_agrees("a", "university")
+    memo = MemoParser(fake_parser)
+    src = _source(memo, "John saw a dog and him .", ((0, 1), (5, 6)))
+    prop = FakeProposer({"dog": [("eel", "vectors"), ("cat", "vectors")]})
+    cands = Generator(memo, [prop]).candidates(src)
+    assert [c.text for c in cands[3]] == ["cat"]
 
 
 def test_constituent_signature_multiword_head():

@@ -38,9 +38,9 @@ def cfg(tmp_path, monkeypatch, corpus_docs):
     crest = OmegaConf.load(CONF)
     root = OmegaConf.create({"dataset": "toy", "seed": 7, "parser": {"name": "fake_crest"},
                              "systems": {}, "crest": crest})
-    over = {"input": str(inp), "n_sources": None, "systems": ["fake_crest"],
+    over = {"input": str(inp), "N": None, "systems": ["fake_crest"],
             "proposers": {"enabled": ["fake_crest"]}, "ranker": {"enabled": False},
-            "cache_predictions": False, "max_followups": 3,
+            "cache_predictions": False, "M": 3,
             "ablation": {"system": "fake_crest", "M": [1, 3, 5]},
             "outputs": {"generated": str(tmp_path / "gen.jsonl"), "sources": str(tmp_path / "src.jsonl"), "suite": str(tmp_path / "suite.jsonl"),
                         "metrics_dir": str(tmp_path / "metrics")}}
@@ -49,10 +49,10 @@ def cfg(tmp_path, monkeypatch, corpus_docs):
 
 def test_default_config_has_every_knob():
     c = OmegaConf.load(CONF)
-    for key in ("n_sources", "max_followups", "seed", "select", "systems", "batch_size", "proposers",
+    for key in ("N", "M", "seed", "select", "systems", "batch_size", "proposers",
                 "ranker", "oracle", "ablation", "outputs"):
         assert key in c
-    assert c.oracle.thr_p == 1.0 and c.oracle.thr_r == 1.0 and c.max_followups == 20
+    assert c.oracle.thr_p == 1.0 and c.oracle.thr_r == 1.0 and c.M == 20
     assert list(c.ablation.M) == [10, 20, 30, 50] and c.ranker.threshold == 0.1
 
 
@@ -104,7 +104,7 @@ def test_suite_is_byte_identical_across_runs(cfg, tmp_path):
     stages.generate(cfg, NullTracker())
     assert (tmp_path / "suite.jsonl").read_bytes() == first
     assert (tmp_path / "gen.jsonl").read_bytes() == gen_first
-    other = OmegaConf.merge(cfg, {"crest": {"n_sources": 2, "seed": 99}})
+    other = OmegaConf.merge(cfg, {"crest": {"N": 2, "seed": 99}})
     stages.generate(other, NullTracker())
     assert (tmp_path / "suite.jsonl").read_bytes() != first
 

@@ -3,6 +3,8 @@ worked example "The fish in the lake ate the worm because it was tasty."."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from lingtest.crest.align import Alignment, detokenize, replace_words
@@ -10,12 +12,14 @@ from lingtest.crest.indices import cr_related_indices
 from lingtest.crest.select import depths_preserved, mention_depth
 from lingtest.data.model import Cluster, Mention, Sentence, Token, Tree
 
-WORDS = "The fish in the lake ate the worm because it was tasty .".split()
+from pathlib import Path
+
 # The paper's Figure 1 constituent structure: SBAR attaches to S, so that the depth of "it" is
 # S-SBAR-S-NP-PRP = 5 and that of "The fish" is S-NP-NP = 3 (Section 3.2).
-GOLD_TREE = ("(S (NP (NP (DT The) (NN fish)) (PP (IN in) (NP (DT the) (NN lake)))) "
-             "(VP (VBD ate) (NP (DT the) (NN worm))) "
-             "(SBAR (IN because) (S (NP (PRP it)) (VP (VBD was) (ADJP (JJ tasty))))) (. .))")
+EXAMPLE = json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "crest" / "paper_example.json")
+                     .read_text(encoding="utf-8"))
+WORDS = EXAMPLE["words"]
+GOLD_TREE = EXAMPLE["tree"]
 
 
 @pytest.fixture
@@ -23,6 +27,11 @@ def tree() -> Tree:
     t, words = Tree.from_bracketed(GOLD_TREE)
     assert words == WORDS
     return t
+
+
+def test_paper_depths_from_fixture(tree):
+    for name, (span, depth) in EXAMPLE["expected_depths"].items():
+        assert mention_depth(tree, tuple(span)) == depth, name
 
 
 def test_paper_depths(tree):
@@ -54,16 +63,14 @@ def test_selection_maps_mentions_through_a_multiword_replacement(tree):
 
 
 def _spacy_like() -> Sentence:
-    heads = [1, 5, 1, 4, 2, -1, 7, 5, 10, 10, 5, 10, 5]
-    deps = ["det", "nsubj", "prep", "det", "pobj", "ROOT", "det", "dobj", "mark", "nsubj", "advcl", "acomp", "punct"]
-    return Sentence([Token(w, head=h, dep=d) for w, h, d in zip(WORDS, heads, deps)])
+    return Sentence([Token(w, head=h, dep=d) for w, h, d in zip(WORDS, EXAMPLE["heads"], EXAMPLE["deps"])])
 
 
 def test_cr_related_indices_paper_example_spacy_copula():
     sent = _spacy_like()
     gold = [Cluster([Mention(6, 8), Mention(9, 10)])]
     # mentions 6,7,9; "was" (head of nsubj "it"); "tasty" (acomp of that head, the paper's example)
-    assert cr_related_indices(sent, gold) == {6, 7, 9, 10, 11}
+    assert cr_related_indices(sent, gold) == set(EXAMPLE["expected_cr_indices"]) == {6, 7, 9, 10, 11}
     assert cr_related_indices(sent, gold, copula_complements=()) == {6, 7, 9, 10}
 
 

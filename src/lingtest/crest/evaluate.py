@@ -87,10 +87,10 @@ def evaluate_system(system: Any, sources: Sequence[Source], followups: dict[str,
     return EvalResult(getattr(system, "name", type(system).__name__), correct, pairs, seconds, predictions)
 
 
-def summarize(result: EvalResult, max_followups: int, select: bool = True,
+def summarize(result: EvalResult, M: int, select: bool = True,
               seconds_per_selected: float | None = None) -> dict[str, Any]:
     """Table-1 style numbers for one configuration (see module docstring)."""
-    within = [p for p in result.pairs if p.order < max_followups]
+    within = [p for p in result.pairs if p.order < M]
     used = [p for p in within if p.selected or not select]
     issues = [p for p in used if p.issue]
     tp = sum(p.true_positive for p in issues)
@@ -99,7 +99,7 @@ def summarize(result: EvalResult, max_followups: int, select: bool = True,
     types = Counter(t for p in issues for t in p.types)
     n_sel = sum(p.selected for p in within)
     out: dict[str, Any] = {
-        "M": max_followups,
+        "M": M,
         "select": select,
         "sources": len(result.source_correct),
         "sources_correct": len(result.source_correct) - len(wrong),

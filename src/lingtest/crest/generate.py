@@ -76,6 +76,18 @@ def constituent_signature(tree: Tree, span: Span, verb_head: bool = False) -> tu
     return path[-1].label, parent
 
 
+def article_agrees(article: str, word: str) -> bool:
+    """Spelling heuristic for a/an: *an* before a vowel letter, *a* otherwise (a few common
+    exceptions such as *hour*, *university*, *one* are handled)."""
+    w = word.lower()
+    vowel_sound = w[:1] in "aeiou"
+    if w.startswith(("hour", "honest", "honor", "honour", "heir")):
+        vowel_sound = True
+    elif w.startswith(("uni", "use", "usu", "uti", "eu", "one", "once", "ewe")):
+        vowel_sound = False
+    return (article == "an") == vowel_sound
+
+
 @dataclass(slots=True)
 class Source:
     """One source input: a parsed one-sentence document and its sentence-relative gold spans."""
@@ -152,14 +164,16 @@ class Generator:
     parser: Any
     proposers: Sequence[Proposer]
     ranker: Any = None
-    max_followups: int = 20
+    M: int = 20  # follow-ups per source (config crest.M)
     order: str = "position"
     parse_chunk: int = 0
     relations: Sequence[str] = ("nsubj", "amod")
     copula_complements: Sequence[str] = ("acomp", "attr", "oprd")
 
     def candidates(self, source: Source) -> dict[int, list[Candidate]]:
-        """Algorithm 1 lines 4-12: merged, ranked candidates of every non-CR-related position."""
+        """Algorithm 1 lines 4-12: merged candidates of every non-CR-related position (candidates
+        that would break a/an agreement with the previous word are dropped: the article is
+        another token, which a one-token replacement must not have to change)."""
         sent = source.sentence
         crind = cr_related_indices(sent, source.doc.clusters, relations=self.relations,
                                    copula_complements=self.copula_complements)
@@ -168,6 +182,9 @@ class Generator:
         merged: dict[int, list[Candidate]] = {}
         for i in positions:
             lst = merge_candidates(sent.tokens[i].text, (pr.get(i, []) for pr in proposals))
+            prev = sent.tokens[i - 1].text.lower() if i > 0 else ""
+            if prev in ("a", "an"):
+                lst = [c for c in lst if article_agrees(prev, c.text)]
             if lst:
                 merged[i] = lst
         return merged
@@ -204,7 +221,7 @@ class Generator:
         return groups
 
     def generate(self, source: Source, select: bool = True) -> tuple[list[FollowUp], GenerationStats]:
-        """Follow-ups of one parsed source: Algorithm 3 until ``max_followups`` pass the constituent
+        """Follow-ups of one parsed source: Algorithm 3 until ``M`` pass the constituent
         check; each gets its Algorithm 2 verdict in ``selected`` (all are returned so the
         selection ablation needs no second run).
 
@@ -223,7 +240,7 @@ class Generator:
         words, ws = sent.words, [t.ws for t in sent.tokens]
         out: list[FollowUp] = []
         for group in self._groups(raw):
-            if len(out) >= self.max_followups:
+            if len(out) >= self.M:
                 break
             cands = self.ranker.rank(sent, group) if self.ranker is not None else group
             for lst in cands.values():
@@ -237,7 +254,7 @@ class Generator:
                 # NOTE: Algorithm 3 line 3 of the paper reads "if len(newXs) <= M then return", which
                 # would return before the first replacement; the intent (Section 3.1) is to stop once
                 # M follow-ups exist, which is the test implemented here.
-                if len(out) >= self.max_followups:
+                if len(out) >= self.M:
                     break
                 if fs.tree is None:
                     continue

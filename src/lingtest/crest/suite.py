@@ -66,11 +66,11 @@ def make_case(source: Source, fu: FollowUp, full: bool = False) -> TestCase:
 
 
 def build_suite(sources: Sequence[Source], followups: dict[str, list[FollowUp]],
-                only_selected: bool = True, max_followups: int | None = None, full: bool = False) -> list[TestCase]:
+                only_selected: bool = True, M: int | None = None, full: bool = False) -> list[TestCase]:
     out = []
     for s in sources:
         for f in followups.get(s.id, []):
-            if (f.selected or not only_selected) and (max_followups is None or f.order < max_followups):
+            if (f.selected or not only_selected) and (M is None or f.order < M):
                 out.append(make_case(s, f, full=full))
     return out
 

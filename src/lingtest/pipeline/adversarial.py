@@ -20,6 +20,7 @@ from lingtest.adversarial.apply import Change, DocumentPerturber, adversarial_tr
 from lingtest.adversarial.overlap import changed_mention_share, changed_token_map, mention_overlap, mention_strings
 from lingtest.adversarial.perturbations import GROUPS, group_of
 from lingtest.data import Document, read_jsonl, write_json, write_jsonl
+from lingtest.config import to_plain
 from lingtest.errors import LingtestError
 from lingtest.paths import project_root
 from lingtest.progress import progress
@@ -34,19 +35,8 @@ CHANGE_KIND = "adversarial_change"
 # --------------------------------------------------------------------------------------------
 # configuration helpers
 # --------------------------------------------------------------------------------------------
-def _plain(node: Any) -> Any:
-    try:
-        from omegaconf import DictConfig, ListConfig, OmegaConf
-
-        if isinstance(node, DictConfig | ListConfig):
-            return OmegaConf.to_container(node, resolve=True)
-    except ImportError:  # pragma: no cover
-        pass
-    return node
-
-
 def adversarial_config(cfg: Any) -> dict[str, Any]:
-    return dict(_plain(cfg.adversarial))
+    return dict(to_plain(cfg.adversarial))
 
 
 def dataset_name(cfg: Any) -> str:
@@ -251,7 +241,7 @@ def enabled_systems(cfg: Any, acfg: Mapping[str, Any]) -> list[str]:
     """``adversarial.systems`` when set, else ``systems.enabled`` (conf/systems/default.yaml)."""
     if acfg.get("systems"):
         return [str(s) for s in acfg["systems"]]
-    systems = _plain(cfg.get("systems")) if hasattr(cfg, "get") else None
+    systems = to_plain(cfg.get("systems")) if hasattr(cfg, "get") else None
     enabled = systems.get("enabled") if isinstance(systems, dict) else None
     if not enabled:
         raise LingtestError("no coreference systems: set adversarial.systems or systems.enabled")
@@ -263,7 +253,7 @@ def build_system(cfg: Any, name: str) -> Any:
     ``systems.cache`` is true (clean test documents are then predicted once across runs)."""
     from lingtest.systems import get_system
 
-    systems = _plain(cfg.get("systems")) if hasattr(cfg, "get") else None
+    systems = to_plain(cfg.get("systems")) if hasattr(cfg, "get") else None
     systems = systems if isinstance(systems, dict) else {}
     opts = systems.get(name)
     system = get_system(name, **(dict(opts) if isinstance(opts, dict) else {}))

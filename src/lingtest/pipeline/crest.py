@@ -90,9 +90,9 @@ def build_ranker(cfg: Any, scorer: Any = None) -> LMRanker | None:
                     left_window=rc.get("left_window"))
 
 
-def build_generator(cfg: Any, parser: Any, proposers: Sequence[Any], ranker: Any, max_followups: int) -> Generator:
+def build_generator(cfg: Any, parser: Any, proposers: Sequence[Any], ranker: Any, M: int) -> Generator:
     c = cfg.crest
-    return Generator(parser, proposers, ranker, max_followups=int(max_followups), order=str(c.order),
+    return Generator(parser, proposers, ranker, M=int(M), order=str(c.order),
                      parse_chunk=int(c.parse_chunk), relations=list(c.relations),
                      copula_complements=list(c.copula_complements))
 
@@ -122,7 +122,7 @@ def prepare_sources(docs: Sequence[Any], ccfg: Any, parser: Any) -> list[Source]
 
     pool = sentence_sources(docs, min_mentions=int(ccfg.min_mentions), min_tokens=int(ccfg.min_tokens),
                             max_tokens=int(ccfg.max_tokens))
-    n = ccfg.get("n_sources")
+    n = ccfg.get("N")
     picked = sample_sources(pool, None if n is None else int(n), int(ccfg.seed))
     parsed = parser.parse([d.sentences[0].words for d in picked])
     for d, p in zip(picked, parsed):
@@ -170,8 +170,8 @@ def _root_path(p: str) -> Path:
 # ---- stage bodies -------------------------------------------------------------------------------
 def generate(cfg: Any, tracker: Any) -> dict[str, Any]:
     """Sources from the prepared test split -> parsed -> follow-ups (Algorithms 1-3) ->
-    ``outputs.generated`` (every follow-up up to max(M, ablation M), with parses) and the released
-    suite ``outputs.suite`` (selected follow-ups within M)."""
+    ``outputs.generated`` (every follow-up up to max(crest.M, crest.ablation.M), with parses) and the released
+    suite ``outputs.suite`` (selected follow-ups within crest.M)."""
     c = cfg.crest
     inp = _root_path(c.input)
     if not inp.exists():
@@ -179,27 +179,27 @@ def generate(cfg: Any, tracker: Any) -> dict[str, Any]:
     t0 = time.perf_counter()
     parser = build_parser(cfg)
     sources = prepare_sources(load_documents(inp), c, parser)
-    m_gen = max([int(c.max_followups), *[int(m) for m in c.ablation.M]])
+    m_gen = max([int(c.M), *[int(m) for m in c.ablation.M]])
     gen = build_generator(cfg, parser, build_proposers(c), build_ranker(cfg), m_gen)
     followups, stats = generate_all(sources, gen, select=bool(c.select))
     seconds = time.perf_counter() - t0
     n_gen = write_suite(_root_path(c.outputs.generated), build_suite(sources, followups, only_selected=False,
                                                                       full=True),
-                        meta={"corpus": c.corpus, "seed": int(c.seed), "max_followups": m_gen, "full": True})
+                        meta={"corpus": c.corpus, "seed": int(c.seed), "M": m_gen, "full": True})
     write_sources(_root_path(c.outputs.sources), sources, meta={"corpus": c.corpus, "seed": int(c.seed)})
-    suite = build_suite(sources, followups, only_selected=bool(c.select), max_followups=int(c.max_followups))
+    suite = build_suite(sources, followups, only_selected=bool(c.select), M=int(c.M))
     write_suite(_root_path(c.outputs.suite), suite, meta={"corpus": c.corpus, "seed": int(c.seed),
-                                                           "max_followups": int(c.max_followups)})
-    within = [f for fs in followups.values() for f in fs if f.order < int(c.max_followups)]
+                                                           "M": int(c.M)})
+    within = [f for fs in followups.values() for f in fs if f.order < int(c.M)]
     n_sel = sum(f.selected for f in within)
     n_sel_all = sum(f.selected for fs in followups.values() for f in fs)
     metrics = {
         "corpus": str(c.corpus), "sources": len(sources), "generated": len(within), "selected": n_sel,
-        "suite_size": len(suite), "generated_all": n_gen, "max_followups_generated": m_gen,
+        "suite_size": len(suite), "generated_all": n_gen, "M_generated": m_gen,
         "seconds": round(seconds, 2),
         "selected_all": n_sel_all,
         # wall time of the whole generation (load, parse, propose, rank, check, select) per selected
-        # follow-up generated (up to max_followups_generated per source)
+        # follow-up generated (up to M_generated per source)
         "seconds_per_selected": round(seconds / n_sel_all, 4) if n_sel_all else None,
         "parser_calls": parser.calls, "parse_memo_hits": parser.hits,
         "lm_texts_scored": getattr(gen.ranker, "texts_scored", 0),
@@ -207,7 +207,7 @@ def generate(cfg: Any, tracker: Any) -> dict[str, Any]:
     }
     out_dir = _root_path(c.outputs.metrics_dir)
     write_json(out_dir / "generation.json", metrics)
-    tracker.log_params({"crest.n_sources": c.n_sources, "crest.M": c.max_followups, "crest.seed": c.seed,
+    tracker.log_params({"crest.N": c.N, "crest.M": c.M, "crest.seed": c.seed,
                         "crest.proposers": ",".join(c.proposers.enabled), "crest.ranker": bool(c.ranker.enabled)})
     tracker.log_metrics(_flat_metrics("crest.", {k: v for k, v in metrics.items() if k != "stats"}))
     tracker.log_artifact(str(out_dir / "generation.json"))
@@ -230,7 +230,7 @@ def evaluate(cfg: Any, tracker: Any, item: str | None = None) -> dict[str, dict[
     ``metrics/crest/<system>.json`` and ``metrics/crest/table1.md``."""
     c = cfg.crest
     sources, followups = load_generated(_root_path(c.outputs.generated), _root_path(c.outputs.sources))
-    m = int(c.max_followups)
+    m = int(c.M)
     followups = {k: [f for f in v if f.order < m] for k, v in followups.items()}  # the file holds up to max(ablation M)
     n_generated = sum(len(v) for v in followups.values())
     oracle = build_oracle(c)
@@ -242,7 +242,7 @@ def evaluate(cfg: Any, tracker: Any, item: str | None = None) -> dict[str, dict[
         system = build_system(cfg, name)
         res = evaluate_system(system, sources, followups, oracle, batch_size=int(c.batch_size),
                               only_selected=bool(c.select))
-        row = {"system": name, **summarize(res, int(c.max_followups), bool(c.select), gen_s),
+        row = {"system": name, **summarize(res, int(c.M), bool(c.select), gen_s),
                "predict_seconds": round(res.predict_seconds, 2)}
         row["generated"] = n_generated  # before selection (only selected pairs were predicted)
         write_json(out_dir / f"{name}.json", row)

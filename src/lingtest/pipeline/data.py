@@ -72,23 +72,11 @@ def prepare_stage(cfg: Any, tracker: Tracker, item: str) -> dict[str, int]:
 
 
 def parser_from_config(cfg: Any) -> Any:
-    """The configured parser, wrapped in the content-hash parse cache."""
-    from omegaconf import OmegaConf
+    """The configured parser (``cfg.parser``), wrapped in the content-hash parse cache."""
+    from lingtest.config import to_plain
+    from lingtest.parsing.cache import build_parser
 
-    from lingtest.parsing import get_parser
-
-    pcfg = OmegaConf.to_container(cfg.parser, resolve=True)
-    assert isinstance(pcfg, dict)
-    name = pcfg.pop("name")
-    use_cache = pcfg.pop("cache", True)
-    cache_dir = pcfg.pop("cache_dir", None)
-    pcfg.pop("documents_per_batch", None)
-    parser = get_parser(name, **pcfg)
-    if use_cache:
-        from lingtest.parsing.cache import CachedParser
-
-        parser = CachedParser(parser, cache_dir)
-    return parser
+    return build_parser(to_plain(cfg.parser))
 
 
 def parse_stage(cfg: Any, tracker: Tracker, item: str) -> dict[str, int]:
@@ -105,7 +93,7 @@ def parse_stage(cfg: Any, tracker: Tracker, item: str) -> dict[str, int]:
     for path in files:
         header = read_header(path)
         docs = list(read_jsonl(path, Document.from_dict))
-        batch = int(cfg.parser.get("documents_per_batch", 64))
+        batch = 64  # documents per call: bounds memory, the parser batches sentences itself
         parsed: list[Document] = []
         chunks = [docs[i : i + batch] for i in range(0, len(docs), batch)]
         for chunk in progress(chunks, f"parse {item}/{path.stem}"):

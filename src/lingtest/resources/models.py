@@ -184,7 +184,7 @@ def convert_gguf_model(dest_dir: str | os.PathLike[str] | None = None, *, dtype:
 
     import torch
     import transformers
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers import AutoTokenizer
 
     gguf = Path(gguf_path) if gguf_path is not None else assemble_gguf()
     if not gguf.is_file():
