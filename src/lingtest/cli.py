@@ -92,14 +92,20 @@ def data_prepare(
 
 @app.command("registry")
 def registry() -> None:
-    """List every registered component (readers, parsers, systems, metrics, resources)."""
+    """List every registered component (dataset sources, readers, parsers, systems, metrics,
+    resources, perturbations, candidate proposers, oracles)."""
+    from lingtest.adversarial.perturbations import PERTURBATIONS
+    from lingtest.crest import ORACLES
+    from lingtest.crest.candidates import PROPOSERS
     from lingtest.metrics import METRICS
     from lingtest.parsing import PARSERS
+    from lingtest.pipeline.datasets import SOURCES
     from lingtest.readers import READERS
     from lingtest.resources import EMBEDDERS, LM_SCORERS
     from lingtest.systems import SYSTEMS
 
-    for reg in (READERS, PARSERS, SYSTEMS, METRICS, EMBEDDERS, LM_SCORERS):
+    for reg in (SOURCES, READERS, PARSERS, SYSTEMS, METRICS, EMBEDDERS, LM_SCORERS, PERTURBATIONS, PROPOSERS,
+                ORACLES):
         typer.echo(f"{reg.kind}: {', '.join(reg.names())}")
 
 

@@ -1,0 +1,50 @@
+"""The data stages end to end on the mirror (download → prepare → parse), outside DVC, with
+tracking off, in a throw-away project folder."""
+
+from __future__ import annotations
+
+import pytest
+from omegaconf import OmegaConf
+
+from lingtest.config import compose
+from lingtest.data import Document, read_jsonl
+from lingtest.pipeline.data import download_stage, parse_stage, prepare_stage
+from lingtest.tracking import NullTracker
+from tests.conftest import ROOT
+
+pytestmark = [pytest.mark.e2e, pytest.mark.mirror, pytest.mark.models]
+
+
+@pytest.fixture()
+def project(tmp_path, monkeypatch, mirror):
+    (tmp_path / "dvc.yaml").write_text("stages: {}\n")
+    (tmp_path / "pyproject.toml").write_text("")
+    cfg = compose([f"profile.mirror={mirror}", "tracking.enabled=false", f"parser.cache_dir={tmp_path / 'parses'}"],
+                  conf_dir=ROOT / "conf")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path, cfg
+
+
+def test_conll2012_sample_download_prepare_parse(project):
+    root, cfg = project
+    tracker = NullTracker()
+    manifest = download_stage(cfg, tracker, "conll2012_sample")
+    assert manifest.origin == "mirror" and tracker.tags["origin"] == "mirror"
+    assert (root / "data" / "manifests" / "conll2012_sample.json").exists()
+    counts = prepare_stage(cfg, tracker, "conll2012_sample")
+    assert counts == {"train": 1, "dev": 1, "test": 2}
+    gold = list(read_jsonl(root / "data" / "prepared" / "conll2012_sample" / "test.jsonl", Document.from_dict))
+    assert all(d.clusters for d in gold)
+    parse_stage(cfg, tracker, "conll2012_sample")
+    parsed = list(read_jsonl(root / "data" / "parsed" / "conll2012_sample" / "test.jsonl", Document.from_dict))
+    assert [d.key for d in parsed] == [d.key for d in gold]
+    assert [d.clusters for d in parsed] == [d.clusters for d in gold]  # gold annotations untouched
+    tok = parsed[0].sentences[0].tokens[0]
+    assert tok.pos and tok.dep and tok.head is not None
+    assert all(s.tree is not None and sorted(s.tree.leaves()) == list(range(len(s))) for d in parsed
+               for s in d.sentences)
+    all_parsed = [d for split in ("train", "dev", "test") for d in
+                  read_jsonl(root / "data" / "parsed" / "conll2012_sample" / f"{split}.jsonl", Document.from_dict)]
+    assert tracker.metrics["sentences"] == sum(len(d.sentences) for d in all_parsed)
+    # the manifest is portable: its root is relative to the project
+    assert not OmegaConf.load(root / "data" / "manifests" / "conll2012_sample.json").root.startswith("/")
