@@ -10,6 +10,11 @@ covers parse -> propose -> rank -> replace-and-check -> select -> predict -> ora
 
 Sources come from ``data/prepared/<corpus>/test.jsonl`` when present, else from the OntoGUM
 mirror (test documents of ``splits.md``).
+
+The ranker runs as configured in ``crest.ranker`` (defaults: shared-prefix grouped scoring,
+bfloat16, ``threads=auto``); the "before" configuration of the speed work is
+``crest.ranker.shared_prefix=false crest.ranker.dtype=null crest.ranker.threads=null``. The
+result records the LM's seconds, dtype and thread count.
 """
 
 from __future__ import annotations
@@ -62,7 +67,15 @@ def main() -> None:
     from lingtest.data.io import write_json
     from lingtest.pipeline import crest as P
 
+    import os
     import tempfile
+
+    from lingtest.resources.lm import idle_cpus
+
+    # the machine is shared: record how busy it was (other jobs change the figure a lot)
+    load_at_start = [round(x, 2) for x in os.getloadavg()]
+    idle = idle_cpus(1.0)
+    idle_at_start = None if idle is None else round(idle, 2)
 
     # a fresh parse cache: every sentence is really parsed (and stored), as in a first run
     tmp_cache = tempfile.mkdtemp(prefix="crest-bench-")
@@ -128,15 +141,21 @@ def main() -> None:
         "selected_per_second": round(selected / total, 2) if total else None,
         "selected_per_second_generation_only": round(selected / (t2 - t0), 2) if t2 > t0 else None,
         "lm_texts_scored": getattr(ranker, "texts_scored", 0),
+        "lm_seconds": round(getattr(ranker, "seconds", 0.0), 3),
+        "lm": {"dtype": str(getattr(getattr(ranker, "scorer", None), "dtype", None)),
+               "shared_prefix": getattr(ranker, "shared_prefix", None),
+               "torch_threads": __import__("torch").get_num_threads()},
         "sentences_parsed": parser.calls,
         "candidate_survival": P.survival(stats),
         "machine": {"python": platform.python_version(), "cpus": __import__("os").cpu_count(),
-                    "platform": platform.platform()},
+                    "platform": platform.platform(), "loadavg_at_start": load_at_start,
+                    "idle_cpus_at_start": idle_at_start},
         "overrides": overrides,
     }
     write_json(args.out, out)
     print(json.dumps({k: out[k] for k in ("sources", "selected_followups", "issues", "precision",
-                                          "selected_per_second", "seconds", "lm_texts_scored")}, indent=1))
+                                          "selected_per_second", "seconds", "lm_texts_scored",
+                                          "lm_seconds", "lm")}, indent=1))
 
 
 if __name__ == "__main__":

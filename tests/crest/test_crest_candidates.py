@@ -163,3 +163,100 @@ def test_ranker_window_cancels_prefix():
     seen.clear()
     LMRanker(Rec(), window=1, left_window=1).rank(s, {3: [Candidate("dd", "vectors")]})
     assert seen == ["c d e", "c dd e"]
+
+
+def _tiny_causal_scorer():
+    import torch
+    from tokenizers import Tokenizer
+    from tokenizers.models import WordLevel
+    from tokenizers.pre_tokenizers import WhitespaceSplit
+    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
+
+    from lingtest.resources.lm import CausalLMScorer
+
+    words = ["the", "a", "big", "huge", "large", "enormous", "dog", "cat", "ran", "sprinted", "."]
+    vocab = {"<|endoftext|>": 0, "<pad>": 1, "<unk>": 2, **{w: i + 3 for i, w in enumerate(words)}}
+    core = Tokenizer(WordLevel(vocab, unk_token="<unk>"))
+    core.pre_tokenizer = WhitespaceSplit()
+    tok = PreTrainedTokenizerFast(tokenizer_object=core, bos_token="<|endoftext|>", eos_token="<|endoftext|>",
+                                  unk_token="<unk>", pad_token="<pad>")
+    torch.manual_seed(3)
+    model = GPT2LMHeadModel(GPT2Config(vocab_size=len(vocab), n_positions=32, n_embd=32, n_layer=2, n_head=2,
+                                       bos_token_id=0, eos_token_id=0, pad_token_id=1)).eval()
+    return CausalLMScorer.from_model(model, tok, device="cpu", batch_size=2)
+
+
+def test_ranker_shared_prefix_gives_the_same_probabilities():
+    s = _sent("the/DET/DT/the big/ADJ/JJ/big dog/NOUN/NN/dog ran/VERB/VBD/run ./PUNCT/./.")
+    scorer = _tiny_causal_scorer()
+
+    def cands():
+        return {1: [Candidate("huge", "vectors"), Candidate("large", "vectors"), Candidate("enormous", "vectors")],
+                2: [Candidate("cat", "vectors")],
+                3: [Candidate("sprinted", "vectors"), Candidate("big", "vectors")]}
+
+    calls = []
+    orig = scorer.score_grouped
+
+    def rec(groups, **kw):
+        calls.append(([list(g) for g in groups], kw))
+        return orig(groups, **kw)
+
+    scorer.score_grouped = rec  # type: ignore[method-assign]
+    for include_original in (False, True):
+        calls.clear()
+        fast = LMRanker(scorer, threshold=0.0, include_original=include_original, window=1,
+                        shared_prefix=True).rank(s, cands())
+        plain = LMRanker(scorer, threshold=0.0, include_original=include_original, window=1,
+                         shared_prefix=False).rank(s, cands())
+        # one call, one group per position, prefix log-probability left out
+        assert len(calls) == 1 and calls[0][1] == {"relative": True}
+        assert [len(g) for g in calls[0][0]] == [3 + include_original, 1 + include_original,
+                                                 2 + include_original]
+        for pos in plain:
+            assert [c.text for c in fast[pos]] == [c.text for c in plain[pos]]
+            assert [c.prob for c in fast[pos]] == pytest.approx([c.prob for c in plain[pos]], abs=1e-5)
+        if not include_original:  # a position's only candidate takes all the probability
+            assert fast[2][0].prob == pytest.approx(1.0)
+        else:
+            assert 0.0 < fast[2][0].prob < 1.0
+
+
+def _hashed_fake_vocab():
+    from spacy.strings import hash_string
+
+    vocab = _FakeVocab()
+    vocab.key = {w: hash_string(w) for w in vocab.words}  # real spaCy keys, as in the md table
+    vocab.vectors.key2row = {vocab.key[w]: i for i, w in enumerate(vocab.words)}
+    return vocab
+
+
+def test_vector_index_disk_round_trip(tmp_path):
+    idx = VectorIndex(_hashed_fake_vocab(), _FakeWN())
+    idx.save(tmp_path / "i.npz")
+    back = VectorIndex.load(tmp_path / "i.npz")
+    q = [("lake", "NOUN"), ("eat", "VERB"), ("Pond", "NOUN"), ("zzz", "NOUN"), ("run", "ADJ")]
+    assert back.neighbours(q, 3) == idx.neighbours(q, 3)
+    assert [w for w, _ in back.neighbours(q, 3)[0]] == ["pond", "pool", "sea"]
+    assert back.neighbours(q, 3)[3] == [] and back.neighbours(q, 3)[4] == []
+    assert not [p for p in tmp_path.iterdir() if p.name != "i.npz"]  # no temporary file left
+
+
+def test_load_index_builds_once_then_reads_the_cache(tmp_path, monkeypatch):
+    from lingtest.crest.candidates import vectors as V
+
+    monkeypatch.setattr(V, "index_cache_path", lambda: tmp_path / "crest" / "idx.npz")
+    monkeypatch.setattr(V, "load_md_vectors", _hashed_fake_vocab)
+    monkeypatch.setattr(V, "load_wordnet", _FakeWN)
+    first = V.load_index(disk_cache=True)
+    assert (tmp_path / "crest" / "idx.npz").exists()
+
+    def boom():
+        raise AssertionError("the cache should have been used")
+
+    monkeypatch.setattr(V, "load_md_vectors", boom)
+    second = V.load_index(disk_cache=True)
+    q = [("lake", "NOUN"), ("devour", "VERB")]
+    assert second.neighbours(q, 2) == first.neighbours(q, 2)
+    with pytest.raises(AssertionError):
+        V.load_index(disk_cache=False)  # no cache: builds (here: the failing loader)

@@ -211,3 +211,120 @@ def test_propose_many_equals_single(masked):
         single = masked.propose(words, pos, top_k=4)
         assert [c.token for c in got] == [c.token for c in single]
         assert [c.prob for c in got] == pytest.approx([c.prob for c in single], abs=1e-5)
+
+
+# -- shared-prefix scoring (score_grouped / score_continuations) ---------------------------------
+GROUPS = [
+    ["the cat sat on the mat .", "the cat ran", "the cat sat on a big house ."],  # share "the cat"
+    ["a dog ran on the mat", "a dog sat", "a small dog"],  # share "a" (and BOS)
+    ["big", "mat the cat"],  # share only BOS
+    ["the small dog sat"],  # one text
+    [],
+]
+
+
+def test_score_grouped_equals_score(gpt2_parts):
+    model, tok = gpt2_parts
+    sc = CausalLMScorer.from_model(model, tok, device="cpu", batch_size=3)
+    expected = [sc.score(g) if g else [] for g in GROUPS]
+    for gbs in (64, 3, 1):  # all groups in one pass, and split over several passes
+        sc.group_batch_size = gbs
+        got = sc.score_grouped(GROUPS)
+        assert [len(g) for g in got] == [len(g) for g in GROUPS]
+        for e, g in zip(expected, got):
+            assert g == pytest.approx(e, abs=1e-4)
+    sc.head_chunk = 2  # the output head in small row chunks
+    assert sc.score_grouped(GROUPS[:2]) == [pytest.approx(e, abs=1e-4) for e in expected[:2]]
+
+
+def test_score_grouped_relative_drops_a_per_group_constant(gpt2_parts):
+    model, tok = gpt2_parts
+    sc = CausalLMScorer.from_model(model, tok, device="cpu")
+    full = sc.score_grouped(GROUPS[:3])
+    rel = sc.score_grouped(GROUPS[:3], relative=True)
+    for f, r in zip(full, rel):
+        offsets = [a - b for a, b in zip(f, r)]
+        assert max(offsets) - min(offsets) < 1e-4  # same constant for the whole group
+    # the shared prefix "the cat" has a nonzero log-probability; a group sharing only BOS has none
+    assert full[0][0] - rel[0][0] < -1e-3
+    assert full[2] == pytest.approx(rel[2], abs=1e-5)
+    # so a per-group softmax is unchanged
+    import numpy as np
+
+    for f, r in zip(full, rel):
+        pf, pr = np.exp(f - np.logaddexp.reduce(f)), np.exp(r - np.logaddexp.reduce(r))
+        assert pf == pytest.approx(pr, abs=1e-5)
+
+
+def test_score_continuations(gpt2_parts):
+    model, tok = gpt2_parts
+    sc = CausalLMScorer.from_model(model, tok, device="cpu")
+    conts = [" sat on the mat .", " ran", " dog"]
+    assert sc.score_continuations("the cat", conts) == pytest.approx(
+        sc.score(["the cat" + c for c in conts]), abs=1e-4)
+    # a continuation that changes how the prefix itself is tokenised is still scored exactly
+    assert sc.score_continuations("the ca", ["t sat", "t ran"]) == pytest.approx(
+        sc.score(["the cat sat", "the cat ran"]), abs=1e-4)
+    with pytest.raises(TypeError):
+        sc.score_continuations("the", "cat")  # type: ignore[arg-type]
+
+
+def test_score_grouped_without_bos_falls_back(gpt2_parts):
+    model, tok = gpt2_parts
+    sc = CausalLMScorer.from_model(model, tok, device="cpu", add_bos=False)
+    groups = [["cat sat", "dog ran"], ["the cat sat", "the dog"]]
+    got = sc.score_grouped(groups)
+    assert got[0] == pytest.approx(sc.score(groups[0]), abs=1e-4)  # nothing shared: plain score
+    assert got[1] == pytest.approx(sc.score(groups[1]), abs=1e-4)
+
+
+@pytest.mark.e2e
+@pytest.mark.models
+def test_gemma_score_grouped_matches_score():
+    import os
+    from pathlib import Path
+
+    from lingtest.resources import models
+
+    d = Path(os.environ.get("LINGTEST_LM_DIR") or models.default_model_dir())
+    if not models.is_converted(d):
+        pytest.skip(f"no converted Gemma at {d}")
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        sc = CausalLMScorer(str(d), device="cpu", batch_size=8)
+        groups = [["Yesterday the old man walked to the market and bought",
+                   "Yesterday the old man walked to the store and bought",
+                   "Yesterday the old man walked to the supermarket and bought"],
+                  ["She is a very talented", "She is a very gifted", "She is a very clever"]]
+        got = sc.score_grouped(groups)
+        for g, r in zip(groups, got):
+            assert r == pytest.approx(sc.score(g), abs=1e-3)
+        rel = sc.score_grouped(groups, relative=True)
+        assert [a - b for a, b in zip(got[0], rel[0])] == pytest.approx([got[0][0] - rel[0][0]] * 3, abs=1e-3)
+    finally:
+        torch.set_num_threads(threads)
+
+
+def test_resolve_threads(monkeypatch):
+    from lingtest.resources import lm
+
+    assert lm.resolve_threads(None) is None and lm.resolve_threads(3) == 3 and lm.resolve_threads("2") == 2
+    with pytest.raises(ValueError):
+        lm.resolve_threads(0)
+    monkeypatch.setattr(lm.os, "cpu_count", lambda: 4)
+    monkeypatch.setattr(lm, "idle_cpus", lambda sample_seconds=0.3: 1.2)
+    assert lm.resolve_threads("auto") == 1
+    monkeypatch.setattr(lm, "idle_cpus", lambda sample_seconds=0.3: 0.1)
+    assert lm.resolve_threads("auto") == 1  # never 0
+    monkeypatch.setattr(lm, "idle_cpus", lambda sample_seconds=0.3: 3.9)
+    assert lm.resolve_threads("auto") == 4
+    monkeypatch.setattr(lm, "idle_cpus", lambda sample_seconds=0.3: None)
+    assert lm.resolve_threads("auto") == 4  # unknown: all CPUs
+
+
+def test_idle_cpus_is_a_sane_number():
+    from lingtest.resources.lm import idle_cpus
+
+    idle = idle_cpus(0.05)
+    assert idle is None or 0.0 <= idle <= (__import__("os").cpu_count() or 1) + 1e-6

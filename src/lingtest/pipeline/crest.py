@@ -27,6 +27,7 @@ from lingtest.crest.suite import build_suite, load_generated, write_sources, wri
 from lingtest.data.io import atomic_open, write_json
 from lingtest.errors import MissingResourceError
 from lingtest.paths import cache_dir, project_root
+from lingtest.config import to_plain
 from lingtest.progress import progress
 
 log = logging.getLogger(__name__)
@@ -40,54 +41,44 @@ def _get(cfg: Any, key: str, default: Any = None) -> Any:
     return default if v is None else v
 
 
-def _plain(x: Any) -> Any:
-    try:
-        from omegaconf import OmegaConf
-
-        if OmegaConf.is_config(x):
-            return OmegaConf.to_container(x, resolve=True)
-    except ImportError:  # pragma: no cover
-        pass
-    return x
-
-
 # ---- component factories (also used by bench/bench_crest.py) ------------------------------------
 def build_parser(cfg: Any) -> MemoParser:
-    """The configured parser (``cfg.parser``), behind the shared on-disk parse cache when
-    ``lingtest.parsing.cache`` provides one and ``cache`` is on, and always behind an in-memory memo."""
-    from lingtest.parsing import get_parser
+    """The configured parser (``cfg.parser``, default spaCy), behind the shared on-disk parse cache
+    when ``cache`` is on, and always behind an in-memory memo."""
+    from lingtest.parsing.cache import build_parser as build_cached_parser
 
-    pcfg = dict(_plain(cfg.get("parser")) or {"name": "spacy"})
-    name = pcfg.pop("name", "spacy")
-    use_cache = pcfg.pop("cache", False)
-    cache_path = pcfg.pop("cache_dir", None)
-    parser = get_parser(name, **pcfg)
-    if use_cache:
-        try:
-            from lingtest.parsing.cache import CachedParser
-        except ImportError:
-            log.info("lingtest.parsing.cache is not available; using the in-memory parse memo only")
-        else:
-            parser = CachedParser(parser, cache_path) if cache_path else CachedParser(parser)
-    return MemoParser(parser)
+    return MemoParser(build_cached_parser(to_plain(cfg.get("parser")) or {"name": "spacy"}))
 
 
 def build_proposers(ccfg: Any) -> list[Any]:
     pc = ccfg.proposers
-    return [get_proposer(name, **dict(_plain(pc.get(name)) or {})) for name in pc.enabled]
+    return [get_proposer(name, **dict(to_plain(pc.get(name)) or {})) for name in pc.enabled]
 
 
 def build_ranker(cfg: Any, scorer: Any = None) -> LMRanker | None:
     rc = cfg.crest.ranker
     if not rc.enabled:
         return None
+    from lingtest.resources.lm import resolve_threads
+
+    threads = resolve_threads(rc.get("threads"))
+    if threads is not None:
+        import torch
+
+        torch.set_num_threads(threads)
+        log.info("CREST ranker: %d torch thread(s) (crest.ranker.threads=%s)", threads, rc.get("threads"))
     if scorer is None:
+        from omegaconf import OmegaConf
+
         from lingtest.resources.lm import scorer_from_config
 
-        scorer = scorer_from_config(cfg.resources)
+        res = cfg.resources
+        if rc.get("dtype"):  # the ranker's own compute precision (e.g. bfloat16 on a CPU)
+            res = OmegaConf.merge(res, {"lm": {"dtype": str(rc.dtype)}})
+        scorer = scorer_from_config(res)
     return LMRanker(scorer, threshold=float(rc.threshold), include_original=bool(rc.include_original),
                     filter_sources=list(rc.filter_sources), window=rc.get("window"),
-                    left_window=rc.get("left_window"))
+                    left_window=rc.get("left_window"), shared_prefix=bool(rc.get("shared_prefix", True)))
 
 
 def build_generator(cfg: Any, parser: Any, proposers: Sequence[Any], ranker: Any, M: int) -> Generator:
@@ -100,7 +91,7 @@ def build_generator(cfg: Any, parser: Any, proposers: Sequence[Any], ranker: Any
 def build_system(cfg: Any, name: str) -> Any:
     from lingtest.systems import get_system
 
-    systems_cfg = _plain(cfg.get("systems")) or {}
+    systems_cfg = to_plain(cfg.get("systems")) or {}
     options = dict(systems_cfg.get(name) or {}) if isinstance(systems_cfg, dict) else {}
     system = get_system(name, **options)
     if cfg.crest.get("cache_predictions", False):
@@ -111,7 +102,7 @@ def build_system(cfg: Any, name: str) -> Any:
 
 
 def build_oracle(ccfg: Any) -> Any:
-    oc = dict(_plain(ccfg.oracle))
+    oc = dict(to_plain(ccfg.oracle))
     return ORACLES.get(oc.pop("name", "blanc"))(**oc)
 
 

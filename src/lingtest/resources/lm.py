@@ -84,6 +84,46 @@ def _resolve_dtype(dtype: Any, device: str):
     return out
 
 
+def idle_cpus(sample_seconds: float = 0.3) -> float | None:
+    """Number of CPUs idle right now (Linux ``/proc/stat`` sampled twice), or ``None`` when it
+    cannot be read. Used by :func:`resolve_threads`."""
+    import time
+
+    def read() -> tuple[int, int]:
+        with open("/proc/stat", encoding="ascii") as fh:
+            vals = [int(x) for x in fh.readline().split()[1:]]
+        idle = vals[3] + (vals[4] if len(vals) > 4 else 0)  # idle + iowait
+        return idle, sum(vals[:8])
+
+    try:
+        i0, t0 = read()
+        time.sleep(sample_seconds)
+        i1, t1 = read()
+    except (OSError, ValueError, IndexError):
+        return None
+    if t1 <= t0:
+        return None
+    return (i1 - i0) / (t1 - t0) * (os.cpu_count() or 1)
+
+
+def resolve_threads(spec: Any) -> int | None:
+    """Torch intra-op threads from a config value: ``None`` keeps torch's default, an integer is
+    used as is, ``"auto"`` takes the CPUs idle right now (at least 1). On a shared machine this
+    matters a lot: with 2 threads and the other core busy with someone else's job, every parallel
+    region waits for a descheduled thread, and a Gemma-3-270M forward pass runs ~10x slower than
+    with 1 thread (measured: CREST generation 0.99 vs 8.2 selected follow-ups/s)."""
+    if spec is None or spec == "":
+        return None
+    if str(spec) == "auto":
+        n = os.cpu_count() or 1
+        idle = idle_cpus()
+        return n if idle is None else max(1, min(n, int(idle + 0.5)))
+    n = int(spec)
+    if n < 1:
+        raise ValueError(f"threads must be >= 1, 'auto' or null, got {spec!r}")
+    return n
+
+
 def _batches(order: Sequence[int], size: int) -> Iterable[list[int]]:
     for start in range(0, len(order), size):
         yield list(order[start:start + size])
@@ -164,6 +204,8 @@ class CausalLMScorer:
         self.max_length = max_length
         self.reduction: Reduction = reduction
         self.show_progress = show_progress
+        self.head_chunk = 256  # rows of the output head computed at once (memory: rows x vocab floats)
+        self.group_batch_size = max(self.batch_size, 64)  # texts per pass in score_grouped (shared prefixes are cheap)
 
     def _encode(self, text: str) -> list[int]:
         ids = list(self.tokenizer(text, add_special_tokens=False)["input_ids"])
@@ -232,6 +274,152 @@ class CausalLMScorer:
         per-token mean (``"mean"``); defaults to the scorer's ``reduction``."""
         red = reduction or self.reduction
         return [ts.reduce(red) for ts in self.token_logprobs(texts)]
+
+    # -- shared-prefix scoring --------------------------------------------------------------------
+    def _head_logprobs(self, hidden, targets):
+        """``log p(targets[k] | hidden[k])``: the output head applied to the selected hidden states
+        only (Gemma-3's 262k-entry head dominates the cost), in chunks of ``head_chunk`` rows; the
+        log-softmax runs in float32."""
+        import torch
+
+        head = self.model.get_output_embeddings()
+        cap = getattr(getattr(self.model, "config", None), "final_logit_softcapping", None)
+        out = []
+        for s in range(0, hidden.shape[0], self.head_chunk):
+            logits = head(hidden[s:s + self.head_chunk])
+            if cap:
+                logits = torch.tanh(logits.float() / cap) * cap
+            t = targets[s:s + self.head_chunk]
+            # log_softmax casting to float32 itself: ~12 % faster than .float() + logsumexp in bf16
+            lp = torch.log_softmax(logits, dim=-1, dtype=torch.float32)
+            out.append(lp.gather(-1, t[:, None]).squeeze(-1))
+        return torch.cat(out) if out else hidden.new_zeros(0, dtype=torch.float32)
+
+    def _score_groups_batch(self, groups: list[list[list[int]]], plen: list[int],
+                            relative: bool) -> list[list[float]]:
+        """One batch of groups: ``groups[g]`` are token sequences sharing their first ``plen[g]``
+        tokens. The prefixes run once (right-padded, one forward pass, KV cache kept), the cache
+        rows are repeated for every continuation, the continuations run in one more pass (explicit
+        position ids, so each row continues right after its own prefix), and the head is applied
+        only where a log-probability is needed."""
+        import torch
+
+        dev = self.device
+        base = self.model.base_model
+        G = len(groups)
+        pmax = max(plen)
+        pids = torch.full((G, pmax), self.pad_id, dtype=torch.long)
+        pmask = torch.zeros((G, pmax), dtype=torch.long)
+        for g, (seqs, p) in enumerate(zip(groups, plen)):
+            pids[g, :p] = torch.tensor(seqs[0][:p], dtype=torch.long)
+            pmask[g, :p] = 1
+        pids, pmask = pids.to(dev), pmask.to(dev)
+        pout = base(input_ids=pids, attention_mask=pmask, use_cache=True)
+        cache, ph = pout.past_key_values, pout.last_hidden_state  # (G, pmax, H)
+
+        rows = [(g, s) for g, seqs in enumerate(groups) for s in seqs]
+        cmax = max(len(s) - plen[g] for g, s in rows)
+        N = len(rows)
+        cids = torch.full((N, cmax), self.pad_id, dtype=torch.long)
+        cmask = torch.zeros((N, pmax + cmax), dtype=torch.long)
+        pos = torch.zeros((N, cmax), dtype=torch.long)
+        gidx = torch.tensor([g for g, _ in rows], dtype=torch.long)
+        for r, (g, s) in enumerate(rows):
+            c = s[plen[g]:]
+            cids[r, :len(c)] = torch.tensor(c, dtype=torch.long)
+            cmask[r, :plen[g]] = 1
+            cmask[r, pmax:pmax + len(c)] = 1
+            pos[r] = plen[g] + torch.arange(cmax)
+        cache.batch_select_indices(gidx.to(dev))
+        cout = base(input_ids=cids.to(dev), attention_mask=cmask.to(dev), position_ids=pos.to(dev),
+                    past_key_values=cache, use_cache=True,
+                    cache_position=torch.arange(pmax, pmax + cmax, device=dev))
+        ch = cout.last_hidden_state  # (N, cmax, H)
+
+        # hidden states predicting each continuation token: the prefix's last one, then the
+        # continuation's own (all but its last)
+        hid, tgt, owner = [], [], []
+        for r, (g, s) in enumerate(rows):
+            c = s[plen[g]:]
+            hid.append(ph[g, plen[g] - 1:plen[g]])
+            if len(c) > 1:
+                hid.append(ch[r, :len(c) - 1])
+            tgt.extend(c)
+            owner.extend([r] * len(c))
+        lp = self._head_logprobs(torch.cat(hid), torch.tensor(tgt, device=dev))
+        sums = torch.zeros(N, dtype=torch.float32, device=lp.device).index_add_(
+            0, torch.tensor(owner, device=lp.device), lp).cpu().tolist()
+        pre = [0.0] * G
+        if not relative:
+            ph_sel, ptgt = [], []
+            for g, (seqs, p) in enumerate(zip(groups, plen)):
+                if p > 1:
+                    ph_sel.append(ph[g, :p - 1])
+                    ptgt.extend(seqs[0][1:p])
+            if ph_sel:
+                plp = self._head_logprobs(torch.cat(ph_sel), torch.tensor(ptgt, device=dev)).cpu().tolist()
+                k = 0
+                for g, p in enumerate(plen):
+                    pre[g] = float(sum(plp[k:k + p - 1]))
+                    k += max(p - 1, 0)
+        out: list[list[float]] = [[] for _ in groups]
+        for r, (g, _) in enumerate(rows):
+            out[g].append(pre[g] + sums[r])
+        return out
+
+    def score_grouped(self, groups: Sequence[Sequence[str]], *, relative: bool = False) -> list[list[float]]:
+        """Summed log-probabilities of texts that come in groups sharing a beginning (e.g. the
+        candidate sentences of one replaced position, which share the left context).
+
+        Within a group the longest common *token* prefix (after BOS) is computed once and its KV
+        cache reused for every text's continuation; the output head is applied only at the
+        positions whose log-probabilities are needed. ``relative=False`` returns exactly what
+        :meth:`score` (``reduction="sum"``) returns; ``relative=True`` leaves out the shared
+        prefix's log-probability - the same constant for every text of a group, so a softmax over
+        a group is unchanged - and saves the head over the prefix. Groups are processed
+        ``group_batch_size`` texts at a time (whole groups); a group whose texts share no token (no BOS) falls back to
+        :meth:`score`."""
+        import torch
+
+        groups = [_check_texts(g) for g in groups]
+        out: list[list[float] | None] = [None] * len(groups)
+        jobs: list[tuple[int, list[list[int]], int]] = []
+        for gi, texts in enumerate(groups):
+            if not texts:
+                out[gi] = []
+                continue
+            enc = [self._encode(t) for t in texts]
+            p = min(len(s) for s in enc) - 1  # every text keeps >= 1 continuation token
+            for s in enc[1:]:
+                k = 0
+                while k < p and s[k] == enc[0][k]:
+                    k += 1
+                p = k
+            if p < 1:
+                out[gi] = self.score(texts, reduction="sum")
+                continue
+            jobs.append((gi, enc, p))
+        with torch.inference_mode():
+            batch: list[tuple[int, list[list[int]], int]] = []
+            n = 0
+            for job in [*jobs, None]:
+                if job is not None and (not batch or n + len(job[1]) <= self.group_batch_size):
+                    batch.append(job)
+                    n += len(job[1])
+                    continue
+                if batch:
+                    res = self._score_groups_batch([b[1] for b in batch], [b[2] for b in batch], relative)
+                    for (gi, _, _), r in zip(batch, res):
+                        out[gi] = r
+                if job is not None:
+                    batch, n = [job], len(job[1])
+        return [list(o or []) for o in out]
+
+    def score_continuations(self, prefix: str, continuations: Sequence[str], *,
+                            relative: bool = False) -> list[float]:
+        """Log-probability of ``prefix + c`` for each continuation ``c`` (plain concatenation:
+        put the space in ``c``), with the prefix run once; see :meth:`score_grouped`."""
+        return self.score_grouped([[prefix + c for c in _check_texts(continuations)]], relative=relative)[0]
 
     def __repr__(self) -> str:
         return (f"CausalLMScorer(model={self.model_name!r}, device={self.device!r}, "

