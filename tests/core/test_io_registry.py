@@ -68,3 +68,14 @@ def test_registry_lazy_and_errors():
         reg.register("double", lambda x: x)
     with pytest.raises(ValueError):
         reg.register_lazy("bad", "no_colon")
+
+
+def test_atomic_open_gives_normal_permissions(tmp_path):
+    import os
+    import stat
+
+    with atomic_open(tmp_path / "f.txt") as fh:
+        fh.write("x")
+    umask = os.umask(0)
+    os.umask(umask)
+    assert stat.S_IMODE((tmp_path / "f.txt").stat().st_mode) == 0o666 & ~umask

@@ -54,6 +54,8 @@ def test_default_config_has_every_knob():
         assert key in c
     assert c.oracle.thr_p == 1.0 and c.oracle.thr_r == 1.0 and c.M == 20
     assert list(c.ablation.M) == [10, 20, 30, 50] and c.ranker.threshold == 0.1
+    # every output path the stage bodies read (the fixture below overrides them all)
+    assert set(c.outputs) >= {"sources", "generated", "suite", "metrics_dir"}
 
 
 def test_generate_evaluate_ablation(cfg, tmp_path):

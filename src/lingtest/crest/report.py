@@ -40,7 +40,9 @@ def ablation_markdown(rows: Sequence[dict[str, Any]], system: str = "") -> str:
 
 
 def plot_ablation(rows: Sequence[dict[str, Any]], path: str | Path, title: str = "CREST ablation") -> None:
-    """Issues and precision against M, one line per selection setting (PNG, written atomically)."""
+    """Issues and the share of depth-preserving follow-ups against M, one line per selection setting
+    (PNG, written atomically). Precision is in the table: graded against gold it is 1.0 whenever the
+    gold maps onto the follow-up, so the depth-preserving share is the informative second panel."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -53,11 +55,12 @@ def plot_ablation(rows: Sequence[dict[str, Any]], path: str | Path, title: str =
             continue
         label = "with selection" if sel else "without selection"
         ax1.plot([r["M"] for r in rs], [r["issues"] for r in rs], style, label=label)
-        ax2.plot([r["M"] for r in rs], [100 * r["precision"] for r in rs], style, label=label)
+        ax2.plot([r["M"] for r in rs], [100 * r["selected"] / r["tests"] if r["tests"] else 0.0 for r in rs],
+                 style, label=label)
     ax1.set_xlabel("M (max follow-ups per source)")
     ax1.set_ylabel("# issues")
     ax2.set_xlabel("M (max follow-ups per source)")
-    ax2.set_ylabel("precision (%)")
+    ax2.set_ylabel("depth-preserving follow-ups (%)")
     ax1.legend()
     fig.suptitle(title)
     fig.tight_layout()

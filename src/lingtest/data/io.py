@@ -26,6 +26,9 @@ def atomic_open(path: str | Path, mode: str = "w", encoding: str | None = "utf-8
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o666 & ~umask)  # mkstemp creates 0600; outputs are meant to be shared
     try:
         kwargs = {} if "b" in mode else {"encoding": encoding, "newline": "\n"}
         with os.fdopen(fd, mode, **kwargs) as fh:
