@@ -23,45 +23,12 @@ from typing import Any
 
 from lingtest.data.model import Document, Entity, Sentence, Token
 from lingtest.errors import InputError
+from lingtest.readers.textio import read_lines, split_fields
 
 _TAG_RE = re.compile(r"^(?:O|[BI]-[^\s-][^\s]*)$")
-_ASCII_WS = re.compile(r"[ \t\r\n\f\v]+")
 
 
-def split_fields(line: str) -> list[str]:
-    """Fields of a space-separated line. Only ASCII whitespace separates: a token may contain a
-    no-break space (SST has ``8\u00a01/2``), which ``str.split()`` would cut."""
-    return [f for f in _ASCII_WS.split(line) if f]
 SCHEMES = ("auto", "iob1", "iob2")
-
-
-# --------------------------------------------------------------------------------------------
-# small shared helper: decode a text file line by line so a bad byte is reported with its line
-# --------------------------------------------------------------------------------------------
-def read_lines(path: str | Path, encoding: str = "utf-8") -> list[str]:
-    """All lines of ``path`` (newlines kept), decoded strictly.
-
-    Unlike ``open(...).read()`` a decoding error names the 1-based line at fault. A UTF-8 byte
-    order mark at the start is dropped.
-    """
-    path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise InputError("file not found", path=path) from None
-    except IsADirectoryError:
-        raise InputError("expected a file, found a directory", path=path) from None
-    out: list[str] = []
-    for lineno, bline in enumerate(raw.splitlines(keepends=True), start=1):
-        try:
-            line = bline.decode(encoding)
-        except UnicodeDecodeError as exc:
-            raise InputError(f"cannot decode as {encoding} (byte {exc.start} of the line)", path=path,
-                             line=lineno) from None
-        if lineno == 1 and line.startswith("\ufeff"):
-            line = line[1:]
-        out.append(line)
-    return out
 
 
 # --------------------------------------------------------------------------------------------

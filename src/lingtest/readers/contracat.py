@@ -32,7 +32,7 @@ from typing import Any
 
 from lingtest.data.model import ContrastiveExample
 from lingtest.errors import InputError
-from lingtest.readers.conll2003 import read_lines
+from lingtest.readers.textio import read_lines
 
 GENDER_ORDER = ("m", "f", "n")
 SEP = "<SEP>"

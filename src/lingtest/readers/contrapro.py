@@ -29,7 +29,7 @@ from typing import Any, NoReturn
 
 from lingtest.data.model import ContrastiveExample
 from lingtest.errors import InputError
-from lingtest.readers.conll2003 import read_lines
+from lingtest.readers.textio import read_lines
 
 # German words a contrastive variant may swap in for the correct one: personal pronouns in
 # every case and the possessive determiners that agree with the antecedent's gender.

@@ -19,7 +19,7 @@ from typing import Any
 
 from lingtest.data.model import Document, Sentence, Token
 from lingtest.errors import InputError
-from lingtest.readers.conll2003 import read_lines
+from lingtest.readers.textio import csv_rows, read_lines
 
 LABELS = ("hateful", "non-hateful")
 REQUIRED = ("functionality", "case_id", "test_case", "label_gold")
@@ -76,15 +76,7 @@ def read_hatecheck(path: str | Path, *, tokenizer: str = "spacy",
                          field=missing[0])
     col = {name: i for i, name in enumerate(header) if name}
     seen: dict[str, int] = {}
-    start = reader.line_num + 1
-    while True:
-        try:
-            row = next(reader)
-        except StopIteration:
-            return
-        except csv.Error as exc:
-            raise InputError(f"malformed CSV ({exc})", path=path, line=start) from None
-        lineno, start = start, reader.line_num + 1
+    for lineno, row in csv_rows(reader, path, start=reader.line_num + 1):
         if not any(c.strip() for c in row):
             continue
         if len(row) != len(header):

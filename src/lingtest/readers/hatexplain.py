@@ -31,7 +31,7 @@ from typing import Any, NoReturn
 
 from lingtest.data.model import Document, Sentence, Token
 from lingtest.errors import InputError
-from lingtest.readers.conll2003 import read_lines
+from lingtest.readers.textio import csv_rows, read_lines
 
 LABELS = ("hatespeech", "normal", "offensive")  # CSV ids 0, 1, 2 (the official LabelEncoder order)
 UNDECIDED = "undecided"
@@ -210,15 +210,7 @@ def read_hatexplain_csv(path: str | Path, *, divisions: str | Path | None = None
         raise InputError("split= needs post_id_divisions.json (pass divisions=)", path=path)
     lines = read_lines(path, encoding)
     reader = csv.reader(lines)
-    start_line = 1
-    while True:
-        try:
-            row = next(reader)
-        except StopIteration:
-            return
-        except csv.Error as exc:
-            raise InputError(f"malformed CSV ({exc})", path=path, line=start_line) from None
-        row_line, start_line = start_line, reader.line_num + 1
+    for row_line, row in csv_rows(reader, path):
 
         def err(message: str, field: str, _line: int = row_line) -> NoReturn:
             raise InputError(message, path=path, line=_line, field=field)

@@ -25,7 +25,7 @@ from typing import Any
 
 from lingtest.data.model import Document, Sentence, Token, Tree
 from lingtest.errors import InputError
-from lingtest.readers.conll2003 import read_lines, split_fields
+from lingtest.readers.textio import read_lines, split_fields
 
 FINE_NAMES = ("very negative", "negative", "neutral", "positive", "very positive")
 BINARY_NAMES = ("negative", "positive")
