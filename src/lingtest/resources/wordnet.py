@@ -89,6 +89,15 @@ def _is_complete(directory: Path) -> bool:
     return all((directory / name).is_file() for name in REQUIRED_FILES)
 
 
+def nltk_download(package: str, root: Path) -> None:
+    """``nltk.download(package)`` into the data directory ``root`` (needs the network)."""
+    import nltk
+
+    root.mkdir(parents=True, exist_ok=True)
+    if not nltk.download(package, download_dir=str(root), quiet=True, raise_on_error=True):
+        raise MissingResourceError(f"nltk.download({package!r}) into {root} failed (network needed)")
+
+
 def install_wordnet(data_dir: str | os.PathLike[str] | None = None, source: Source = "debian", *,
                     debian_dir: str | os.PathLike[str] = DEBIAN_WORDNET_DIR) -> Path:
     """Install WordNet 3.0 for NLTK under ``data_dir`` and return the ``corpora/wordnet`` directory.
@@ -102,11 +111,7 @@ def install_wordnet(data_dir: str | os.PathLike[str] | None = None, source: Sour
     root = Path(data_dir if data_dir is not None else nltk_data_dir()).expanduser()
     target = wordnet_dir(root)
     if source == "nltk":
-        import nltk
-
-        root.mkdir(parents=True, exist_ok=True)
-        if not nltk.download("wordnet", download_dir=str(root), quiet=True, raise_on_error=True):
-            raise MissingResourceError(f"nltk.download('wordnet') into {root} failed (network needed)")
+        nltk_download("wordnet", root)
         return target
     if source != "debian":
         raise ValueError(f"source must be 'debian' or 'nltk', got {source!r}")
