@@ -187,7 +187,8 @@ class AdaptedLesk:
         if relation == "self":
             return [synset]
         fn = getattr(synset, relation, None)
-        return list(fn()) if fn is not None else []
+        # sorted: NLTK's order of related synsets depends on the process's string hashing
+        return sorted(fn(), key=lambda x: x.name()) if fn is not None else []
 
     def _extended_gloss(self, synset: Any) -> tuple[tuple[str | None, ...], ...]:
         out = []

@@ -89,6 +89,15 @@ class _Layer:
     coord: bool = False
 
 
+
+def dep2const_version() -> str:
+    """A short hash of this module's source: part of the parse-cache key, so that trees cached by
+    an older version of the conversion are never reused."""
+    import hashlib
+    from pathlib import Path
+
+    return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:12]
+
 def dependency_to_constituency(sentence: Sentence, *, root_label: str | None = None) -> Tree:
     """Derive a Penn-style constituency tree from the sentence's dependency annotation.
 

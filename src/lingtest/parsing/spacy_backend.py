@@ -18,7 +18,7 @@ from typing import Any
 from lingtest.data.model import Sentence, Token
 from lingtest.errors import MissingResourceError
 from lingtest.parsing.base import BaseParser
-from lingtest.parsing.dep2const import dependency_to_constituency
+from lingtest.parsing.dep2const import dep2const_version, dependency_to_constituency
 
 __all__ = ["SpacyParser", "load_spacy_model", "MODEL_PACKAGES"]
 
@@ -124,7 +124,9 @@ class SpacyParser(BaseParser):
         meta = getattr(self.nlp, "meta", {}) or {}
         return {"name": self.name, "model": f"{meta.get('lang', '')}_{meta.get('name', self.model)}",
                 "model_version": meta.get("version"), "spacy": spacy.__version__,
-                "constituency": self.constituency, "normalize_quotes": self.normalize_quotes}
+                "constituency": self.constituency, "normalize_quotes": self.normalize_quotes,
+                # cached trees are stale when the conversion code changes
+                "dep2const": dep2const_version() if self.constituency else None}
 
     def _make_doc(self, words: list[str]):
         from spacy.tokens import Doc

@@ -166,6 +166,12 @@ class SynonymReplacement(_LexicalReplacement):
         return [synset]
 
 
+def _synset_name(synset: Any) -> str:
+    """Sort key: NLTK returns related synsets in an order that depends on Python's per-process
+    string hashing, so a seeded choice among them must sort them first."""
+    return synset.name()
+
+
 class HyponymReplacement(_LexicalReplacement):
     """A lemma of a hyponym of the Lesk-chosen synset (``people -> workers``)."""
 
@@ -176,7 +182,7 @@ class HyponymReplacement(_LexicalReplacement):
         out = list(synset.hyponyms())
         if self.instances:
             out += synset.instance_hyponyms()
-        return out
+        return sorted(out, key=_synset_name)
 
 
 class HypernymReplacement(_LexicalReplacement):
@@ -189,4 +195,4 @@ class HypernymReplacement(_LexicalReplacement):
         out = list(synset.hypernyms())
         if self.instances:
             out += synset.instance_hypernyms()
-        return out
+        return sorted(out, key=_synset_name)
