@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import json
 import platform
-import re
 import sys
 import time
 from pathlib import Path
@@ -36,20 +35,18 @@ def _load_docs(corpus: str):
     prepared = ROOT / "data" / "prepared" / corpus / "test.jsonl"
     if prepared.exists():
         return load_documents(prepared), str(prepared.relative_to(ROOT))
+    # no prepared corpus yet: read the test split from the mirror exactly as the prepare stage does
+    from lingtest.config import compose
     from lingtest.paths import mirror_root
-    from lingtest.readers.conll_coref import read_ontogum
+    from lingtest.pipeline.datasets import DatasetSpec, download, read_split
 
     mirror = mirror_root()
     if mirror is None:
         sys.exit("no prepared corpus and no data mirror")
-    text = (mirror / "ontogum" / "splits.md").read_text()
-    sec = text.split("## test\n", 1)[1].split("##", 1)[0]
-    names = re.findall(r"\*\s+(\S+)", sec)
-    docs = []
-    for n in names:
-        docs.extend(read_ontogum(mirror / "ontogum" / "coref" / "ontogum" / "conll" / f"{n}.conll",
-                                 conllu_dir=mirror / "gum" / "dep"))
-    return docs, "mirror:ontogum/test"
+    spec = DatasetSpec.from_config(corpus, compose())
+    manifest = download(spec, network=False, mirror=mirror, raw_dir=ROOT / "data" / "raw")
+    docs = list(read_split(manifest, "test", mirror))
+    return docs, f"mirror:{corpus}/test"
 
 
 def main() -> None:
