@@ -112,7 +112,8 @@ def main() -> None:
     t0 = time.perf_counter()
     sources = P.prepare_sources(docs, c, parser)
     t1 = time.perf_counter()
-    followups, stats = P.generate_all(sources, gen, select=bool(c.select), show_progress=False)
+    followups, stats = P.generate_all(sources, gen, select=bool(c.select), show_progress=False,
+                                      batch_sources=int(c.get("batch_sources", 1)))
     t2 = time.perf_counter()
     res = evaluate_system(system, sources, followups, oracle, batch_size=int(c.batch_size), only_selected=True)
     t3 = time.perf_counter()

@@ -131,3 +131,38 @@ def test_constituent_signature_multiword_head():
     t, _ = Tree.from_bracketed("(S (NP (DT the) (NN hot) (NN dog)) (VP (VBD ran)))")
     assert constituent_signature(t, (1, 3)) == ("NN", "NP")
     assert constituent_signature(t, (3, 4)) == ("VBD", "VP")
+
+
+def test_generate_many_batches_across_sources_with_the_same_results(fake_parser):
+    """Lockstep generation gives each source exactly what it gets alone, with one LM call and one
+    parser call per round for all sources instead of one each."""
+    texts = ["John said that the big dog quickly liked him .",
+             "Mary thinks the big house quickly pleased her .",
+             "John said that the small dog liked him ."]
+    clusters = [((0, 1), (9, 10)), ((0, 1), (8, 9)), ((0, 1), (8, 9))]
+
+    def run(many: bool):
+        parser = type(fake_parser)()
+        memo = MemoParser(parser)
+        srcs = [_source(memo, t, c) for t, c in zip(texts, clusters)]
+        scorer = FakeScorer()
+        gen = Generator(memo, [FakeProposer(TABLE)], ranker=LMRanker(scorer, threshold=0.0), M=4,
+                        parse_chunk=2)
+        batches0 = parser.batches
+        if many:
+            fus, stats = gen.generate_many(srcs)
+        else:
+            fus, stats = [], None
+            for s in srcs:
+                f, st = gen.generate(s)
+                fus.append(f)
+                stats = st if stats is None else (stats.merge(st) or stats)
+        return fus, stats, scorer.calls, parser.batches - batches0
+
+    one, st1, lm1, parse1 = run(False)
+    many, st2, lm2, parse2 = run(True)
+    key = lambda fs: [[(f.position, f.new, f.candidate_source, f.prob, f.selected, f.words) for f in x] for x in fs]
+    assert key(many) == key(one)
+    assert any(len(x) == 4 for x in many) and any(len(x) < 4 for x in many)  # some stop at M, some run out
+    assert st2.to_dict() | {"seconds": 0} == st1.to_dict() | {"seconds": 0}
+    assert lm2 < lm1 and parse2 < parse1  # rounds shared by all sources

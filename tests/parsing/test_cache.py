@@ -74,3 +74,22 @@ def test_build_parser_from_config(tmp_path, monkeypatch):
     p = build_parser(cfg)
     assert isinstance(p, CachedParser) and p.parser.option == "b"
     assert isinstance(build_parser(OmegaConf.create({"name": "counting", "cache": False})), CountingParser)
+
+
+def test_fresh_parse_equals_its_cached_copy(tmp_path):
+    """A miss is returned as parsed (no JSON round trip); a later hit reads the stored copy: the
+    two must be equal, trees included, and a key asked for twice gives two distinct objects."""
+    from lingtest.data.model import Tree
+
+    class TreeParser(CountingParser):
+        def parse(self, sentences):
+            out = super().parse(sentences)
+            for s in out:
+                s.tree = Tree("S", [Tree("NN", token=i) for i in range(len(s.tokens))])
+            return out
+
+    cp = CachedParser(TreeParser(), tmp_path)
+    fresh = cp.parse([["a", "b"], ["a", "b"]])
+    assert fresh[0] is not fresh[1] and fresh[0] == fresh[1]
+    cached = CachedParser(TreeParser(), tmp_path).parse([["a", "b"]])
+    assert cached[0] == fresh[0] and cached[0].tree.to_bracketed() == "(S (NN 0) (NN 1))"

@@ -328,3 +328,50 @@ def test_idle_cpus_is_a_sane_number():
 
     idle = idle_cpus(0.05)
     assert idle is None or 0.0 <= idle <= (__import__("os").cpu_count() or 1) + 1e-6
+
+
+def test_pack_groups_layout_and_mask():
+    from lingtest.resources.lm import pack_groups
+
+    groups = [[[0, 5, 6, 7], [0, 5, 6, 8, 9]],  # prefix 0 5 6
+              [[0, 5, 6, 7, 2], [0, 5, 6, 7, 3]],  # prefix 0 5 6 7: extends the same block
+              [[0, 9, 4], [0, 9, 5]]]  # prefix 0 9: a new block
+    pk = pack_groups(groups, [3, 4, 2], relative=True)
+    #        block 0 (0 5 6) | text0: - | text1: 8 | block0 +7 | text2: - | text3: - | block 1 (0 9) | -
+    assert pk.ids == [0, 5, 6, 8, 7, 0, 9]
+    assert pk.positions == [0, 1, 2, 3, 3, 0, 1]
+    assert pk.trunk == [0, 0, 0, 0, 0, 1, 1]
+    assert pk.text == [-1, -1, -1, 1, -1, -1, -1]
+    # text 0: 7 from the prefix end; text 1: 8 from it, 9 from its own "8"; texts 2, 3 from the
+    # extended block's "7"; texts 4, 5 from block 1's "9"
+    assert list(zip(pk.head_rows, pk.targets, pk.owners)) == [
+        (2, 7, 0), (2, 8, 1), (3, 9, 1), (4, 2, 2), (4, 3, 3), (6, 4, 4), (6, 5, 5)]
+    m = pk.mask().tolist()
+    assert m[3] == [True, True, True, True, False, False, False]  # "8" sees 0 5 6 and itself, not the extension
+    assert m[4] == [True, True, True, False, True, False, False]  # the extension sees its block only
+    assert m[6] == [False] * 5 + [True, True]
+    absolute = pack_groups(groups[:1], [3], relative=False)
+    assert list(zip(absolute.head_rows, absolute.targets)) == [(0, 5), (1, 6), (2, 7), (0, 5), (1, 6), (2, 8), (3, 9)]
+    with pytest.raises(ValueError):
+        pack_groups([[[0, 5], [0, 6]]], [2])  # no continuation left
+    with pytest.raises(ValueError):
+        pack_groups([[[0, 5, 1], [0, 6, 1]]], [2])  # not a shared prefix
+
+
+def test_score_grouped_positions_of_one_sentence(gpt2_parts):
+    """Groups as CREST makes them with the whole left context (each position of a sentence, left
+    to right): they share one growing prefix block, and scores still equal plain scoring."""
+    model, tok = gpt2_parts
+    sc = CausalLMScorer.from_model(model, tok, device="cpu")
+    groups = [["the big cat sat on the mat", "the small cat sat on the mat"],
+              ["the cat sat on the mat", "the cat ran on the mat", "the cat sat on the mat ."],
+              ["the cat sat on a mat", "the cat sat on the house"],
+              ["a dog ran", "a cat ran"]]
+    for relative in (False, True):
+        got = sc.score_grouped(groups, relative=relative)
+        if not relative:
+            assert got == [pytest.approx(sc.score(g), abs=1e-4) for g in groups]
+        else:
+            full = sc.score_grouped(groups)
+            for f, r in zip(full, got):
+                assert max(a - b for a, b in zip(f, r)) - min(a - b for a, b in zip(f, r)) < 1e-4

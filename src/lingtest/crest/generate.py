@@ -223,13 +223,63 @@ class Generator:
     def generate(self, source: Source, select: bool = True) -> tuple[list[FollowUp], GenerationStats]:
         """Follow-ups of one parsed source: Algorithm 3 until ``M`` pass the constituent
         check; each gets its Algorithm 2 verdict in ``selected`` (all are returned so the
-        selection ablation needs no second run).
+        selection ablation needs no second run). Same as :meth:`generate_many` for one source."""
+        (fus,), stats = self.generate_many([source], select=select)
+        return fus, stats
+
+    def generate_many(self, sources: Sequence[Source], select: bool = True) -> tuple[list[list[FollowUp]], GenerationStats]:
+        """:meth:`generate` for several sources, in lockstep so that the work is batched across
+        them: every round, the next group of positions of each unfinished source is ranked in
+        **one** LM call and the resulting candidates of all of them are parsed in **one** parser
+        call. Each source follows exactly the steps it would follow alone (a source stops as soon as
+        it has M follow-ups); only the batch composition changes, which can move low-precision LM
+        scores by rounding. Returns the follow-ups per source (input order) and merged stats
+        (``seconds``: wall time of the whole call)."""
+        t0 = time.perf_counter()
+        steps = [self._steps(s, select) for s in sources]
+        results: list[tuple[list[FollowUp], GenerationStats] | None] = [None] * len(sources)
+        pending: dict[int, tuple[str, Any]] = {}
+
+        def advance(i: int, value: Any) -> None:
+            try:
+                pending[i] = steps[i].send(value)
+            except StopIteration as stop:
+                pending.pop(i, None)
+                results[i] = stop.value
+
+        for i in range(len(steps)):
+            advance(i, None)
+        while pending:
+            ranking = sorted(i for i, (kind, _) in pending.items() if kind == "rank")
+            if ranking:
+                ranked = self.ranker.rank_many([(sources[i].sentence, pending[i][1]) for i in ranking])
+                for i, r in zip(ranking, ranked):
+                    advance(i, r)
+            parsing = sorted(i for i, (kind, _) in pending.items() if kind == "parse")
+            if parsing:
+                flat = [w for i in parsing for w in pending[i][1]]
+                parsed = self.parser.parse(flat)
+                k = 0
+                for i in parsing:
+                    n = len(pending[i][1])
+                    advance(i, parsed[k:k + n])
+                    k += n
+        stats = GenerationStats()
+        for r in results:
+            assert r is not None
+            stats.merge(r[1])
+        stats.seconds = time.perf_counter() - t0
+        return [r[0] for r in results if r is not None], stats
+
+    def _steps(self, source: Source, select: bool):
+        """Algorithms 1-3 for one source as a coroutine: it yields ``("rank", candidates)`` and
+        ``("parse", sentences)`` requests, is sent their results, and returns
+        ``(follow-ups, stats)``.
 
         Work is done group by group (see :meth:`_groups`): the group's candidates are ranked in one
-        LM call and parsed in one parser call, and no further group is touched once M follow-ups
-        exist. With ``parse_chunk=0`` every candidate of the source is ranked and parsed at once.
-        """
-        t0 = time.perf_counter()
+        LM request and parsed in one parser request, and no further group is touched once M
+        follow-ups exist. With ``parse_chunk=0`` every candidate of the source is ranked and parsed
+        at once."""
         stats = GenerationStats(sources=1)
         sent = source.sentence
         if sent.tree is None:
@@ -242,13 +292,15 @@ class Generator:
         for group in self._groups(raw):
             if len(out) >= self.M:
                 break
-            cands = self.ranker.rank(sent, group) if self.ranker is not None else group
+            cands = (yield ("rank", group)) if self.ranker is not None else group
             for lst in cands.values():
                 stats.ranked.update(c.source for c in lst)
             stats.positions += len(cands)
             plan = self._ordered(cands)
             built = [replace_words(words, ws, i, c.words) for i, c in plan]
-            parsed = self.parser.parse([b[0] for b in built]) if plan else []
+            parsed = (yield ("parse", [b[0] for b in built])) if plan else []
+            if len(parsed) != len(plan):
+                raise ValueError(f"parser returned {len(parsed)} sentences for {len(plan)}")
             stats.parsed += len(parsed)
             for (i, cand), (nw, nws), fs in zip(plan, built, parsed):
                 # NOTE: Algorithm 3 line 3 of the paper reads "if len(newXs) <= M then return", which
@@ -277,7 +329,6 @@ class Generator:
                 if fu.selected:
                     stats.selected[cand.source] += 1
                 out.append(fu)
-        stats.seconds = time.perf_counter() - t0
         return out, stats
 
 

@@ -81,6 +81,7 @@ class CachedParser:
         keys = [sentence_key(self._fp, s) for s in sentences]
         found = self._lookup(keys)
         miss_keys = [k for k in dict.fromkeys(keys) if k not in found]
+        fresh: dict[str, Sentence] = {}
         if miss_keys:
             first = {k: i for i, k in reversed(list(enumerate(keys)))}
             batch = [list(sentences[first[k]]) for k in miss_keys]
@@ -91,9 +92,17 @@ class CachedParser:
             with self._db:
                 self._db.executemany("INSERT OR REPLACE INTO parses (key, value) VALUES (?, ?)", rows)
             found.update(rows)
+            fresh = dict(zip(miss_keys, parsed))
         self.misses += len(miss_keys)
         self.hits += len(keys) - len(miss_keys)
-        return [Sentence.from_dict(json.loads(found[k])) for k in keys]
+        # fresh parses are returned as they are (a JSON round trip gives an equal Sentence, and
+        # re-reading the trees costs about as much as converting them); a key asked for twice
+        # gets its own copy the second time
+        out: list[Sentence] = []
+        for k in keys:
+            s = fresh.pop(k, None)
+            out.append(s if s is not None else Sentence.from_dict(json.loads(found[k])))
+        return out
 
     def parse_documents(self, docs: list[Document]) -> list[Document]:
         return parse_documents_with(self, docs)

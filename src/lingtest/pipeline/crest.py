@@ -122,13 +122,18 @@ def prepare_sources(docs: Sequence[Any], ccfg: Any, parser: Any) -> list[Source]
 
 
 def generate_all(sources: Sequence[Source], generator: Generator, select: bool = True,
-                 show_progress: bool = True) -> tuple[dict[str, list[FollowUp]], GenerationStats]:
+                 show_progress: bool = True, batch_sources: int = 1) -> tuple[dict[str, list[FollowUp]], GenerationStats]:
+    """Follow-ups of every source, ``batch_sources`` sources at a time in lockstep
+    (:meth:`Generator.generate_many`: their LM ranking and parsing are batched together)."""
     stats = GenerationStats()
     out: dict[str, list[FollowUp]] = {}
-    it = progress(sources, "CREST generate") if show_progress else sources
-    for s in it:
-        fus, st = generator.generate(s, select=select)
-        out[s.id] = fus
+    n = max(1, int(batch_sources))
+    waves = [list(sources[i:i + n]) for i in range(0, len(sources), n)]
+    it = progress(waves, f"CREST generate ({n} sources per step)") if show_progress else waves
+    for wave in it:
+        fus, st = generator.generate_many(wave, select=select)
+        for s, f in zip(wave, fus):
+            out[s.id] = f
         stats.merge(st)
     return out, stats
 
@@ -172,7 +177,8 @@ def generate(cfg: Any, tracker: Any) -> dict[str, Any]:
     sources = prepare_sources(load_documents(inp), c, parser)
     m_gen = max([int(c.M), *[int(m) for m in c.ablation.M]])
     gen = build_generator(cfg, parser, build_proposers(c), build_ranker(cfg), m_gen)
-    followups, stats = generate_all(sources, gen, select=bool(c.select))
+    followups, stats = generate_all(sources, gen, select=bool(c.select),
+                                     batch_sources=int(c.get("batch_sources", 1)))
     seconds = time.perf_counter() - t0
     n_gen = write_suite(_root_path(c.outputs.generated), build_suite(sources, followups, only_selected=False,
                                                                       full=True),

@@ -71,21 +71,27 @@ class LMRanker:
     def rank(self, sentence: Sentence, candidates: dict[int, list[Candidate]]) -> dict[int, list[Candidate]]:
         """Score the ``filter_sources`` candidates (one scorer call), set their ``prob``, drop those
         under threshold; per position: unscored candidates first, then scored ones by ``prob``."""
-        words, ws = sentence.words, [t.ws for t in sentence.tokens]
+        return self.rank_many([(sentence, candidates)])[0]
+
+    def rank_many(self, items: Sequence[tuple[Sentence, dict[int, list[Candidate]]]]) -> list[dict[int, list[Candidate]]]:
+        """:meth:`rank` for the candidates of several sentences with **one** scorer call (one
+        group of texts per position of every sentence), so that the scorer can fill its batches."""
         groups: list[list[str]] = []  # the texts of one position (they share the left context)
-        index: list[tuple[int, int]] = []  # (position, candidate index or -1 for the original)
-        for pos, cands in sorted(candidates.items()):
-            scored = [ci for ci, c in enumerate(cands) if c.source in self.filter_sources]
-            if not scored:
-                continue
-            group = []
-            if self.include_original:
-                group.append(self._text(words, ws, pos, None))
-                index.append((pos, -1))
-            for ci in scored:
-                group.append(self._text(words, ws, pos, cands[ci].words))
-                index.append((pos, ci))
-            groups.append(group)
+        index: list[tuple[int, int, int]] = []  # (item, position, candidate index or -1 for the original)
+        for it, (sentence, candidates) in enumerate(items):
+            words, ws = sentence.words, [t.ws for t in sentence.tokens]
+            for pos, cands in sorted(candidates.items()):
+                scored = [ci for ci, c in enumerate(cands) if c.source in self.filter_sources]
+                if not scored:
+                    continue
+                group = []
+                if self.include_original:
+                    group.append(self._text(words, ws, pos, None))
+                    index.append((it, pos, -1))
+                for ci in scored:
+                    group.append(self._text(words, ws, pos, cands[ci].words))
+                    index.append((it, pos, ci))
+                groups.append(group)
         texts = [t for g in groups for t in g]
         t0 = time.perf_counter()
         if not texts:
@@ -101,23 +107,26 @@ class LMRanker:
         self.texts_scored += len(texts)
         if len(scores) != len(texts):
             raise ValueError(f"scorer returned {len(scores)} scores for {len(texts)} texts")
-        by_pos: dict[int, list[tuple[int, float]]] = {}
-        for (pos, ci), s in zip(index, scores):
-            by_pos.setdefault(pos, []).append((ci, float(s)))
-        out: dict[int, list[Candidate]] = {}
-        for pos, cands in sorted(candidates.items()):
-            kept = [c for c in cands if c.source not in self.filter_sources]
-            items = by_pos.get(pos, [])
-            probs = softmax([s for _, s in items])
-            ranked = []
-            for (ci, _), p in zip(items, probs):
-                if ci < 0:
-                    continue
-                c = cands[ci]
-                c.prob = round(p, 6)
-                if p >= self.threshold:
-                    ranked.append(c)
-            ranked.sort(key=lambda c: -(c.prob or 0.0))
-            if kept or ranked:
-                out[pos] = kept + ranked
-        return out
+        by_pos: dict[tuple[int, int], list[tuple[int, float]]] = {}
+        for (it, pos, ci), s in zip(index, scores):
+            by_pos.setdefault((it, pos), []).append((ci, float(s)))
+        results: list[dict[int, list[Candidate]]] = []
+        for it, (_, candidates) in enumerate(items):
+            out: dict[int, list[Candidate]] = {}
+            for pos, cands in sorted(candidates.items()):
+                kept = [c for c in cands if c.source not in self.filter_sources]
+                scored_items = by_pos.get((it, pos), [])
+                probs = softmax([s for _, s in scored_items])
+                ranked = []
+                for (ci, _), p in zip(scored_items, probs):
+                    if ci < 0:
+                        continue
+                    c = cands[ci]
+                    c.prob = round(p, 6)
+                    if p >= self.threshold:
+                        ranked.append(c)
+                ranked.sort(key=lambda c: -(c.prob or 0.0))
+                if kept or ranked:
+                    out[pos] = kept + ranked
+            results.append(out)
+        return results
