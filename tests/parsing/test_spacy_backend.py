@@ -83,3 +83,40 @@ def test_typographic_quotes_are_normalised_for_the_model_only(spacy_parser):
     assert s.words == ["I", "do", "n’t", "know", "."]  # original text kept
     assert s.tokens[2].dep == "neg" and s.tokens[2].tag == "RB"
     assert spacy_parser.fingerprint()["normalize_quotes"] is True
+
+
+def test_worker_processes_give_the_same_parses(spacy_parser):
+    """A parse call shared with a persistent worker process returns what one process returns, in
+    input order; small calls stay in this process."""
+    from lingtest.parsing.spacy_backend import SpacyParser
+
+    sents = [["The", "dog", "of", "my", "neighbour", "barked", "at", "me", "."],
+             ["Barack", "Obama", "visited", "Paris", "in", "May", "."],
+             ["She", "said", "that", "he", "had", "left", "."],
+             [], ["Why", "?"]] * 4
+    par = SpacyParser(model="en_core_web_sm", batch_size=64, workers=1, parallel_min=4)
+    try:
+        got = par.parse(sents)
+        assert par._pool is not None
+        assert [s.to_dict() for s in got] == [s.to_dict() for s in spacy_parser.parse(sents)]
+        assert [s.to_dict() for s in par.parse(sents[:2])] == [s.to_dict() for s in got[:2]]  # below parallel_min
+    finally:
+        par.close()
+    assert par._pool is None
+
+
+def test_split_by_words_and_resolve_workers(monkeypatch):
+    from lingtest.parsing.spacy_backend import resolve_workers, split_by_words
+
+    sents = [["a"] * n for n in (5, 1, 1, 1, 1, 1, 10)]
+    parts = split_by_words(sents, 2)
+    assert [x for p in parts for x in p] == sents and len(parts) == 2
+    assert [sum(map(len, p)) for p in parts] == [10, 10]
+    assert split_by_words([], 3) == [[], [], []]
+    assert [sum(map(len, p)) for p in split_by_words(sents, 3)] == [7, 3, 10]
+    monkeypatch.setattr("os.cpu_count", lambda: 4)
+    assert resolve_workers("auto") == 3 and resolve_workers(0) == 0 and resolve_workers(None) == 0
+    monkeypatch.setattr("os.cpu_count", lambda: 1)
+    assert resolve_workers("auto") == 0
+    with pytest.raises(ValueError):
+        resolve_workers(-1)

@@ -44,6 +44,11 @@ class MemoParser:
         self.hits = 0
         self.seconds = 0.0
 
+    def close(self) -> None:
+        close = getattr(self.parser, "close", None)
+        if callable(close):
+            close()
+
     def parse(self, sentences: Sequence[Sequence[str]]) -> list[Sentence]:
         keys = [tuple(s) for s in sentences]
         todo: list[tuple[str, ...]] = []

@@ -61,6 +61,9 @@ class CachedParser:
 
     def close(self) -> None:
         self._db.close()
+        close = getattr(self.parser, "close", None)
+        if callable(close):  # e.g. the spaCy backend's worker processes
+            close()
 
     def __enter__(self) -> CachedParser:
         return self

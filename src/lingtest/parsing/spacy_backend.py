@@ -93,13 +93,20 @@ class SpacyParser(BaseParser):
     ``device``: ``"cpu"`` (default), ``"auto"`` (GPU when available) or ``"gpu"``.
     ``normalize_quotes``: show the model ASCII quotes/dashes/ellipses (``n’t`` → ``n't``); the
     returned tokens keep the original text.
+
+    ``workers``: extra worker processes that share every :meth:`parse` call of at least
+    ``parallel_min`` sentences with this process (``"auto"``: one per CPU beyond the first; 0:
+    none). Unlike ``n_process``, which makes spaCy start new processes on every ``nlp.pipe``
+    call, the workers are started once (spawned, each loading the model in the background) and
+    kept, so that many medium-sized calls - CREST parses each round of candidates - use every
+    core. A worker parses with the same model and code, so results do not depend on ``workers``.
     """
 
     name = "spacy"
 
     def __init__(self, model: str = "en_core_web_sm", batch_size: int = 256, n_process: int = 1,
                  constituency: str | None = "dep2const", device: str = "cpu", normalize_quotes: bool = True,
-                 nlp: Any = None, **_ignored: Any) -> None:
+                 nlp: Any = None, workers: int | str = 0, parallel_min: int = 32, **_ignored: Any) -> None:
         if constituency not in (None, "none", "dep2const"):
             raise ValueError(f"unknown constituency method {constituency!r} (use 'dep2const' or 'none')")
         self.model = model
@@ -117,6 +124,37 @@ class SpacyParser(BaseParser):
                 spacy.require_gpu()
             nlp = load_spacy_model(model)
         self.nlp = nlp
+        self.workers = resolve_workers(workers)
+        self.parallel_min = max(2, int(parallel_min))
+        self._pool: Any = None
+        if self.workers:
+            self._start_pool()
+
+    # ---- worker processes -----------------------------------------------------------------------
+    def _worker_options(self) -> dict[str, Any]:
+        return {"model": self.model, "batch_size": self.batch_size, "constituency": self.constituency,
+                "normalize_quotes": self.normalize_quotes}
+
+    def _start_pool(self) -> None:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        # spawn, not fork: the parent may hold OpenMP/torch threads that a forked child would inherit broken
+        self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
+                                         initializer=_init_worker, initargs=(self._worker_options(),))
+        for _ in range(self.workers):  # load the model in the background now, not on the first big call
+            self._pool.submit(_worker_parse, [])
+
+    def close(self) -> None:
+        """Stop the worker processes (they also stop when the interpreter exits)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+    def __getstate__(self) -> dict[str, Any]:  # picklable without the pool
+        state = dict(self.__dict__)
+        state["_pool"] = None
+        return state
 
     def fingerprint(self) -> dict[str, Any]:
         import spacy
@@ -139,6 +177,16 @@ class SpacyParser(BaseParser):
                    sent_starts=[True] + [False] * (len(safe) - 1))
 
     def parse(self, sentences: list[list[str]]) -> list[Sentence]:
+        if self._pool is None or len(sentences) < self.parallel_min:
+            return self._parse_here(sentences)
+        parts = split_by_words(sentences, self.workers + 1)
+        futures = [self._pool.submit(_worker_parse, [list(s) for s in part]) for part in parts[1:]]
+        out = self._parse_here(parts[0])
+        for f in futures:
+            out.extend(f.result())
+        return out
+
+    def _parse_here(self, sentences: list[list[str]]) -> list[Sentence]:
         out: list[Sentence | None] = [None] * len(sentences)
         todo = [(i, s) for i, s in enumerate(sentences) if s]
         for i, s in enumerate(sentences):
@@ -165,3 +213,43 @@ class SpacyParser(BaseParser):
         if self.constituency == "dep2const":
             sent.tree = dependency_to_constituency(sent)
         return sent
+
+
+def resolve_workers(spec: int | str | None) -> int:
+    """Worker processes from a config value: an integer, or ``"auto"`` (one per CPU beyond the
+    first, so none on a single-CPU machine)."""
+    import os
+
+    if spec is None or spec == "":
+        return 0
+    if str(spec) == "auto":
+        return max(0, (os.cpu_count() or 1) - 1)
+    n = int(spec)
+    if n < 0:
+        raise ValueError(f"workers must be >= 0 or 'auto', got {spec!r}")
+    return n
+
+
+def split_by_words(sentences: list[list[str]], parts: int) -> list[list[list[str]]]:
+    """Contiguous slices of ``sentences`` with about equal numbers of words (``parts`` slices, some
+    possibly empty), so that concatenating them gives the input back."""
+    total = sum(len(s) for s in sentences) or 1
+    out: list[list[list[str]]] = [[] for _ in range(parts)]
+    acc = 0
+    for s in sentences:  # by where the middle of the sentence falls (non-decreasing: slices stay contiguous)
+        out[min(parts - 1, int((acc + len(s) / 2) * parts / total))].append(s)
+        acc += len(s)
+    return out
+
+
+_WORKER: SpacyParser | None = None  # the parser of a worker process (one per process)
+
+
+def _init_worker(options: dict[str, Any]) -> None:
+    global _WORKER
+    _WORKER = SpacyParser(**options)
+
+
+def _worker_parse(sentences: list[list[str]]) -> list[Sentence]:
+    assert _WORKER is not None, "worker not initialised"
+    return _WORKER._parse_here(sentences) if sentences else []

@@ -9,8 +9,13 @@ default, injected here), the scores are turned into a distribution over that pos
 the original word does in a masked LM's distribution) and candidates below ``threshold`` are
 dropped, the rest sorted by probability. Candidates of the other sources (WordNet synonyms and
 antonyms, which Algorithm 1 adds unconditionally) are not scored - LM scoring is the dominant cost
-on a CPU - and come first, in proposal order. All positions passed to :meth:`LMRanker.rank` go to
-the scorer in one call (one group of texts per position, sharing the left context).
+on a CPU - and come first, in proposal order. All positions passed to :meth:`LMRanker.rank` (or,
+for several sentences, :meth:`LMRanker.rank_many`) go to the scorer in one call: one group of texts
+per position, sharing the left context, which the scorer runs once
+(:meth:`lingtest.resources.lm.CausalLMScorer.score_grouped`).
+
+How close the windowed, bfloat16 ranking comes to whole-sentence float32 ranking is measured by
+``bench/bench_ranker_agreement.py`` (README, CREST section).
 """
 
 from __future__ import annotations
@@ -38,7 +43,7 @@ class LMRanker:
     """``window``: score each candidate sentence only up to ``window`` words after the replaced
     position. Tokens before the position are identical for all candidates of that position, so
     their log-probabilities cancel exactly in the per-position softmax under a causal LM; cutting
-    the words after the window is the one approximation, and makes scoring about twice as fast.
+    the words after the window is the one approximation (whole sentences cost ~5x more).
     ``None`` scores whole sentences. ``left_window`` likewise keeps only that many words before the
     position (the left context is then shorter, but still the same for every candidate of the
     position); ``None`` keeps the whole prefix. ``shared_prefix``: when the scorer has
