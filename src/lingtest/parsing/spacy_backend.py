@@ -97,8 +97,9 @@ class SpacyParser(BaseParser):
     ``workers``: extra worker processes that share every :meth:`parse` call of at least
     ``parallel_min`` sentences with this process (``"auto"``: one per CPU beyond the first; 0:
     none). Unlike ``n_process``, which makes spaCy start new processes on every ``nlp.pipe``
-    call, the workers are started once (spawned, each loading the model in the background) and
-    kept, so that many medium-sized calls - CREST parses each round of candidates - use every
+    call, the workers are started once (spawned; they load the model while this process loads
+    its own, before the constructor returns) and kept, so that many medium-sized calls - CREST
+    parses each round of candidates - use every
     core. A worker parses with the same model and code, so results do not depend on ``workers``.
     """
 
@@ -115,6 +116,10 @@ class SpacyParser(BaseParser):
         self.constituency = None if constituency in (None, "none") else constituency
         self.device = device
         self.normalize_quotes = bool(normalize_quotes)
+        self.workers = resolve_workers(workers)
+        self.parallel_min = max(2, int(parallel_min))
+        self._pool: Any = None
+        warmups = self._start_pool() if self.workers else []  # the workers load the model meanwhile
         if nlp is None:
             import spacy
 
@@ -124,26 +129,25 @@ class SpacyParser(BaseParser):
                 spacy.require_gpu()
             nlp = load_spacy_model(model)
         self.nlp = nlp
-        self.workers = resolve_workers(workers)
-        self.parallel_min = max(2, int(parallel_min))
-        self._pool: Any = None
-        if self.workers:
-            self._start_pool()
+        # wait until every worker has its model: a worker still loading in the background would
+        # compete for the CPUs with whatever runs next (and skew ``threads: auto`` decisions)
+        for f in warmups:
+            f.result()
 
     # ---- worker processes -----------------------------------------------------------------------
     def _worker_options(self) -> dict[str, Any]:
         return {"model": self.model, "batch_size": self.batch_size, "constituency": self.constituency,
                 "normalize_quotes": self.normalize_quotes}
 
-    def _start_pool(self) -> None:
+    def _start_pool(self) -> list[Any]:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
         # spawn, not fork: the parent may hold OpenMP/torch threads that a forked child would inherit broken
         self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
                                          initializer=_init_worker, initargs=(self._worker_options(),))
-        for _ in range(self.workers):  # load the model in the background now, not on the first big call
-            self._pool.submit(_worker_parse, [])
+        # one job per worker makes each start and load its model now, not on the first big call
+        return [self._pool.submit(_worker_parse, []) for _ in range(self.workers)]
 
     def close(self) -> None:
         """Stop the worker processes (they also stop when the interpreter exits)."""
