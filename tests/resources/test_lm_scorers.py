@@ -375,3 +375,23 @@ def test_score_grouped_positions_of_one_sentence(gpt2_parts):
             full = sc.score_grouped(groups)
             for f, r in zip(full, got):
                 assert max(a - b for a, b in zip(f, r)) - min(a - b for a, b in zip(f, r)) < 1e-4
+
+
+def test_score_grouped_with_a_non_linear_head(gpt2_parts):
+    """A head that is not a plain linear layer goes through full logits (row chunks) and gives
+    the same log-probabilities as the chunked-vocabulary path."""
+    model, tok = gpt2_parts
+    sc = CausalLMScorer.from_model(model, tok, device="cpu")
+    linear = model.get_output_embeddings()
+    expected = sc.score_grouped(GROUPS[:3])
+    wrapped = torch.nn.Sequential(linear)
+    sc.head_chunk = 2
+    orig = model.get_output_embeddings
+    model.get_output_embeddings = lambda: wrapped  # type: ignore[method-assign]
+    try:
+        got = sc.score_grouped(GROUPS[:3])
+    finally:
+        model.get_output_embeddings = orig  # type: ignore[method-assign]
+    assert got == [pytest.approx(e, abs=1e-5) for e in expected]
+    sc.vocab_chunk = 5  # the chunked log-normaliser over several vocabulary chunks
+    assert sc.score_grouped(GROUPS[:3]) == [pytest.approx(e, abs=1e-5) for e in expected]
