@@ -116,6 +116,8 @@ def test_split_by_words_and_resolve_workers(monkeypatch):
     assert [sum(map(len, p)) for p in split_by_words(sents, 3)] == [7, 3, 10]
     monkeypatch.setattr("os.cpu_count", lambda: 4)
     assert resolve_workers("auto") == 3 and resolve_workers(0) == 0 and resolve_workers(None) == 0
+    monkeypatch.setattr("os.cpu_count", lambda: 64)
+    assert resolve_workers("auto") == 3 and resolve_workers(8) == 8  # auto is capped, explicit is not
     monkeypatch.setattr("os.cpu_count", lambda: 1)
     assert resolve_workers("auto") == 0
     with pytest.raises(ValueError):

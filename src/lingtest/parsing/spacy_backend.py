@@ -95,8 +95,8 @@ class SpacyParser(BaseParser):
     returned tokens keep the original text.
 
     ``workers``: extra worker processes that share every :meth:`parse` call of at least
-    ``parallel_min`` sentences with this process (``"auto"``: one per CPU beyond the first; 0:
-    none). Unlike ``n_process``, which makes spaCy start new processes on every ``nlp.pipe``
+    ``parallel_min`` sentences with this process (``"auto"``: one per CPU beyond the first, at
+    most 3; 0: none). Unlike ``n_process``, which makes spaCy start new processes on every ``nlp.pipe``
     call, the workers are started once (spawned; they load the model while this process loads
     its own, before the constructor returns) and kept, so that many medium-sized calls - CREST
     parses each round of candidates - use every
@@ -219,15 +219,18 @@ class SpacyParser(BaseParser):
         return sent
 
 
+AUTO_MAX_WORKERS = 3  # each worker holds its own copy of the model (~200 MB for en_core_web_sm)
+
+
 def resolve_workers(spec: int | str | None) -> int:
     """Worker processes from a config value: an integer, or ``"auto"`` (one per CPU beyond the
-    first, so none on a single-CPU machine)."""
+    first, at most :data:`AUTO_MAX_WORKERS`; none on a single-CPU machine)."""
     import os
 
     if spec is None or spec == "":
         return 0
     if str(spec) == "auto":
-        return max(0, (os.cpu_count() or 1) - 1)
+        return max(0, min(AUTO_MAX_WORKERS, (os.cpu_count() or 1) - 1))
     n = int(spec)
     if n < 0:
         raise ValueError(f"workers must be >= 0 or 'auto', got {spec!r}")
