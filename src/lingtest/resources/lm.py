@@ -246,6 +246,19 @@ def _check_texts(texts: Sequence[str]) -> list[str]:
     return out
 
 
+def _attach(scorer: Any, model: Any, tokenizer: Any, *, device: str, batch_size: int | None,
+            cpu: int, cuda: int, name: str | None = None) -> None:
+    """Set the model-related attributes that both scorers share: name, device, compute dtype (the
+    model's own), batch size (default ``cpu``/``cuda`` by device), tokenizer and the model, moved
+    to the device in eval mode."""
+    scorer.model_name = name or getattr(getattr(model, "config", None), "name_or_path", "") or type(model).__name__
+    scorer.device = device
+    scorer.dtype = next(model.parameters()).dtype
+    scorer.batch_size = resolve_batch_size(batch_size, device, cpu=cpu, cuda=cuda)
+    scorer.tokenizer = tokenizer
+    scorer.model = model.to(device).eval()
+
+
 class CausalLMScorer:
     """Sentence log-probabilities under a causal (left-to-right) language model.
 
@@ -266,13 +279,11 @@ class CausalLMScorer:
 
         from lingtest.resources.models import resolve_causal_model
 
-        self.model_name = resolve_causal_model(model)
-        self.device = pick_device(device)
-        self.dtype = _resolve_dtype(dtype, self.device)
-        self.batch_size = resolve_batch_size(batch_size, self.device, cpu=8, cuda=64)
-        self.tokenizer = AutoTokenizer.from_pretrained(str(tokenizer or self.model_name))
-        self.model = AutoModelForCausalLM.from_pretrained(self.model_name, dtype=self.dtype)
-        self.model.to(self.device).eval()
+        name = resolve_causal_model(model)
+        dev = pick_device(device)
+        _attach(self, AutoModelForCausalLM.from_pretrained(name, dtype=_resolve_dtype(dtype, dev)),
+                AutoTokenizer.from_pretrained(str(tokenizer or name)), device=dev, batch_size=batch_size,
+                cpu=8, cuda=64, name=name)
         self._setup(add_bos=add_bos, max_length=max_length, reduction=reduction, show_progress=show_progress)
 
     @classmethod
@@ -281,12 +292,7 @@ class CausalLMScorer:
                    show_progress: bool = False) -> CausalLMScorer:
         """Wrap an already-loaded transformers model and tokenizer (tests, custom models)."""
         self = cls.__new__(cls)
-        self.model_name = getattr(getattr(model, "config", None), "name_or_path", "") or type(model).__name__
-        self.device = pick_device(device)
-        self.dtype = next(model.parameters()).dtype
-        self.batch_size = resolve_batch_size(batch_size, self.device, cpu=8, cuda=64)
-        self.tokenizer = tokenizer
-        self.model = model.to(self.device).eval()
+        _attach(self, model, tokenizer, device=pick_device(device), batch_size=batch_size, cpu=8, cuda=64)
         self._setup(add_bos=add_bos, max_length=max_length, reduction=reduction, show_progress=show_progress)
         return self
 
@@ -549,13 +555,11 @@ class MaskedLMScorer:
                  show_progress: bool = False) -> None:
         from transformers import AutoModelForMaskedLM, AutoTokenizer
 
-        self.model_name = str(model)
-        self.device = pick_device(device)
-        self.dtype = _resolve_dtype(dtype, self.device)
-        self.batch_size = resolve_batch_size(batch_size, self.device, cpu=16, cuda=128)
-        self.tokenizer = AutoTokenizer.from_pretrained(self.model_name)
-        self.model = AutoModelForMaskedLM.from_pretrained(self.model_name, dtype=self.dtype)
-        self.model.to(self.device).eval()
+        name = str(model)
+        dev = pick_device(device)
+        _attach(self, AutoModelForMaskedLM.from_pretrained(name, dtype=_resolve_dtype(dtype, dev)),
+                AutoTokenizer.from_pretrained(name), device=dev, batch_size=batch_size, cpu=16, cuda=128,
+                name=name)
         self._setup(max_length=max_length, show_progress=show_progress)
 
     @classmethod
@@ -563,12 +567,7 @@ class MaskedLMScorer:
                    max_length: int = 256, show_progress: bool = False) -> MaskedLMScorer:
         """Wrap an already-loaded masked LM and its tokenizer (tests, custom models)."""
         self = cls.__new__(cls)
-        self.model_name = getattr(getattr(model, "config", None), "name_or_path", "") or type(model).__name__
-        self.device = pick_device(device)
-        self.dtype = next(model.parameters()).dtype
-        self.batch_size = resolve_batch_size(batch_size, self.device, cpu=16, cuda=128)
-        self.tokenizer = tokenizer
-        self.model = model.to(self.device).eval()
+        _attach(self, model, tokenizer, device=pick_device(device), batch_size=batch_size, cpu=16, cuda=128)
         self._setup(max_length=max_length, show_progress=show_progress)
         return self
 
