@@ -246,6 +246,19 @@ def _check_texts(texts: Sequence[str]) -> list[str]:
     return out
 
 
+def _pad_right(seqs: Sequence[Sequence[int]], pad_id: int):
+    """Token id sequences as a right-padded ``(batch, width)`` id tensor and its attention mask."""
+    import torch
+
+    width = max(len(s) for s in seqs)
+    ids = torch.full((len(seqs), width), pad_id, dtype=torch.long)
+    mask = torch.zeros((len(seqs), width), dtype=torch.long)
+    for i, s in enumerate(seqs):
+        ids[i, : len(s)] = torch.tensor(list(s), dtype=torch.long)
+        mask[i, : len(s)] = 1
+    return ids, mask
+
+
 def _attach(scorer: Any, model: Any, tokenizer: Any, *, device: str, batch_size: int | None,
             cpu: int, cuda: int, name: str | None = None) -> None:
     """Set the model-related attributes that both scorers share: name, device, compute dtype (the
@@ -328,12 +341,7 @@ class CausalLMScorer:
         """Log-probability of every token after the first, for each sequence of one batch."""
         import torch
 
-        width = max(len(s) for s in seqs)
-        ids = torch.full((len(seqs), width), self.pad_id, dtype=torch.long)
-        mask = torch.zeros((len(seqs), width), dtype=torch.long)
-        for i, s in enumerate(seqs):
-            ids[i, : len(s)] = torch.tensor(s, dtype=torch.long)
-            mask[i, : len(s)] = 1
+        ids, mask = _pad_right(seqs, self.pad_id)
         ids, mask = ids.to(self.device), mask.to(self.device)
         logits = self.model(input_ids=ids, attention_mask=mask).logits
         out: list[list[float]] = []
@@ -595,12 +603,7 @@ class MaskedLMScorer:
         """Vocabulary log-probabilities (float32, on CPU) at ``positions[i]`` of ``seqs[i]``."""
         import torch
 
-        width = max(len(s) for s in seqs)
-        ids = torch.full((len(seqs), width), self.pad_id, dtype=torch.long)
-        mask = torch.zeros((len(seqs), width), dtype=torch.long)
-        for i, s in enumerate(seqs):
-            ids[i, : len(s)] = torch.tensor(s, dtype=torch.long)
-            mask[i, : len(s)] = 1
+        ids, mask = _pad_right(seqs, self.pad_id)
         logits = self.model(input_ids=ids.to(self.device), attention_mask=mask.to(self.device)).logits
         rows = logits[torch.arange(len(seqs), device=logits.device),
                       torch.tensor(positions, device=logits.device)]
