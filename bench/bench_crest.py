@@ -64,7 +64,8 @@ def main() -> None:
     from lingtest.config import compose
     from lingtest.crest.evaluate import evaluate_system, summarize
     from lingtest.data.io import write_json
-    from lingtest.pipeline import crest as P
+    from lingtest.config import to_plain
+    from lingtest.crest import stages as P
 
     import os
     import tempfile
@@ -110,12 +111,14 @@ def main() -> None:
     ranker = P.build_ranker(cfg)
     loads["ranker"] = time.perf_counter() - t
     t = time.perf_counter()
-    system = P.build_system(cfg, args.system)
-    if hasattr(system, "system"):  # benchmark the system itself, not the prediction cache
-        system = system.system
+    from lingtest.systems.cache import CachedSystem
+    from lingtest.systems.factory import build_system
+
+    # benchmark the system itself (batched as in the stages), not the prediction cache
+    system = CachedSystem(build_system(cfg, "coref", args.system).system, None, batch_size=64)
     system.predict([])
     loads["system"] = time.perf_counter() - t
-    oracle = P.build_oracle(c)
+    oracle = dict(to_plain(c.oracle))
 
     runs = []
     for k in range(max(1, args.runs)):
@@ -131,7 +134,10 @@ def main() -> None:
         followups, stats = P.generate_all(sources, gen, select=bool(c.select), show_progress=False,
                                           batch_sources=int(c.get("batch_sources", 1)))
         t2 = time.perf_counter()
-        res = evaluate_system(system, sources, followups, oracle, batch_size=int(c.batch_size), only_selected=True)
+        from lingtest.crest.suite import make_case
+
+        cases = [make_case(s, f, full=True) for s in sources for f in followups.get(s.id, []) if f.selected]
+        res = evaluate_system(system, sources, cases, oracle)
         t3 = time.perf_counter()
         row = summarize(res, int(c.M), bool(c.select))
         runs.append({"t": (t0, t1, t2, t3), "row": row, "stats": stats, "sources": len(sources),

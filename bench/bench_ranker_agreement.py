@@ -51,7 +51,7 @@ def main() -> None:
     from lingtest.config import compose
     from lingtest.crest.candidates.rank import LMRanker
     from lingtest.data.io import write_json
-    from lingtest.pipeline import crest as P
+    from lingtest.crest import stages as P
     from lingtest.resources.lm import CausalLMScorer
 
     tmp_cache = tempfile.mkdtemp(prefix="ranker-agreement-")

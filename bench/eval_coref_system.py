@@ -57,7 +57,7 @@ def load_options(config: Path, system: str, overrides: list[str]) -> dict:
     opts = {}
     if config.is_file():
         cfg = yaml.safe_load(config.read_text(encoding="utf-8")) or {}
-        opts = dict(cfg.get(system) or {})
+        opts = dict((cfg.get("coref") or {}).get(system) or {})
     for item in overrides:
         key, sep, value = item.partition("=")
         if not sep:
@@ -80,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from lingtest.metrics.coref import conll_f1_from_scores, score_documents
     from lingtest.readers.conll_coref import read_ontogum
-    from lingtest.systems import get_system
+    from lingtest.systems.factory import instantiate
     from lingtest.systems.coref.base import ensure_parsed
 
     root = project_root()
@@ -101,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
 
     opts = load_options(Path(args.config) if args.config else root / "conf" / "systems" / "default.yaml",
                         args.system, args.option)
-    system = get_system(args.system, **opts)
+    system = instantiate("coref", args.system, opts)
     parse_s = 0.0
     if args.system in ("sieve", "xrenner") and not args.gold_parse:
         t0 = time.perf_counter()

@@ -20,7 +20,8 @@ def _register_plugins() -> None:
     """Commands contributed by the technique modules (each has ``register(app)``)."""
     import importlib
 
-    for module in ("lingtest.commands.coref_score",):
+    for module in ("lingtest.commands.coref_score", "lingtest.commands.ner_score",
+                   "lingtest.commands.self_bleu"):
         try:
             mod = importlib.import_module(module)
         except ModuleNotFoundError as exc:
@@ -92,21 +93,12 @@ def data_prepare(
 
 @app.command("registry")
 def registry() -> None:
-    """List every registered component (dataset sources, readers, parsers, systems, metrics,
-    resources, perturbations, candidate proposers, oracles)."""
-    from lingtest.adversarial.perturbations import PERTURBATIONS
-    from lingtest.crest import ORACLES
-    from lingtest.crest.candidates import PROPOSERS
-    from lingtest.metrics import METRICS
-    from lingtest.parsing import PARSERS
-    from lingtest.pipeline.datasets import SOURCES
-    from lingtest.readers import READERS
-    from lingtest.resources import EMBEDDERS, LM_SCORERS
-    from lingtest.systems import SYSTEMS
+    """List every registered component: tasks, systems by task, expectations, oracles, stages, dataset
+    sources, readers, parsers, metrics, resources, perturbations and candidate proposers."""
+    from lingtest.registries import all_registries
 
-    for reg in (SOURCES, READERS, PARSERS, SYSTEMS, METRICS, EMBEDDERS, LM_SCORERS, PERTURBATIONS, PROPOSERS,
-                ORACLES):
-        typer.echo(f"{reg.kind}: {', '.join(reg.names())}")
+    for kind, names in all_registries().items():
+        typer.echo(f"{kind}: {', '.join(names)}")
 
 
 _register_plugins()

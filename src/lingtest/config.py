@@ -10,12 +10,56 @@ from typing import Any
 from lingtest.paths import project_root
 
 
+def _enabled(spec: Any) -> bool:
+    return bool(spec.get("pipeline", True))
+
+
+def pipeline_datasets(record: str = "", *, _root_: Any) -> list[str]:
+    """``${lingtest.datasets:[record]}``: the configured datasets the pipeline runs (their spec's
+    ``pipeline`` is true, the default), optionally only those whose records are ``record``."""
+    return [str(n) for n, spec in _root_.datasets.items()
+            if _enabled(spec) and (not record or spec.get("record", "document") == record)]
+
+
+def mirror_path(_root_: Any) -> str:
+    """The offline mirror: ``$LINGTEST_MIRROR`` when set (it wins over the profile), else
+    ``profile.mirror``."""
+    import os
+
+    return os.environ.get("LINGTEST_MIRROR") or str(_root_.profile.mirror)
+
+
+def pipeline_inputs(*, _root_: Any) -> dict[str, str]:
+    """``${lingtest.inputs:}``: dataset -> the folder its download stage reads (a DVC dependency, so
+    editing a data file re-runs what depends on it): a local source's path, else the mirror."""
+    out = {}
+    for name in pipeline_datasets(_root_=_root_):
+        src = _root_.datasets[name].get("source") or {}
+        out[name] = str(src.get("path")) if src.get("kind") == "local" else mirror_path(_root_)
+    return out
+
+
+def register_resolvers() -> None:
+    """The resolvers ``conf/`` uses; registered by :func:`compose` and, for ``dvc exp run``, by the
+    Hydra plugin shim ``hydra_plugins/lingtest_resolvers.py`` that DVC loads."""
+    from omegaconf import OmegaConf
+
+    def container(fn: Any) -> Any:  # OmegaConf.resolve stores containers only as configs
+        return lambda *a, _root_: OmegaConf.create(fn(*a, _root_=_root_))
+
+    for name, fn in (("lingtest.datasets", container(pipeline_datasets)),
+                     ("lingtest.inputs", container(pipeline_inputs)), ("lingtest.mirror", mirror_path)):
+        if not OmegaConf.has_resolver(name):
+            OmegaConf.register_new_resolver(name, fn)
+
+
 def compose(overrides: Sequence[str] = (), conf_dir: Path | None = None, config_name: str = "config") -> Any:
     """Compose ``conf/`` with Hydra overrides; returns a resolved ``DictConfig``."""
     from hydra import compose as hydra_compose
     from hydra import initialize_config_dir
     from omegaconf import OmegaConf
 
+    register_resolvers()
     conf_dir = (conf_dir or project_root() / "conf").resolve()
     with initialize_config_dir(str(conf_dir), version_base=None):
         cfg = hydra_compose(config_name=config_name, overrides=list(overrides))

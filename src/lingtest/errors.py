@@ -33,6 +33,15 @@ class MissingResourceError(LingtestError, RuntimeError):
     """A model, corpus or data directory that is not installed; says how to install it."""
 
 
+class SystemFailure(LingtestError, RuntimeError):
+    """A system under test failed or answered out of protocol (wrong count, bad output). Nothing it
+    returned in that batch is cached."""
+
+
+class ConfigError(LingtestError, ValueError):
+    """A configuration that names an unknown key or a value of the wrong kind."""
+
+
 class RegistryError(LingtestError, KeyError):
     """An unknown registry name; lists the known ones."""
 

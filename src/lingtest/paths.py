@@ -32,9 +32,10 @@ def nltk_data_dir() -> Path:
 
 
 def mirror_root(configured: str | os.PathLike[str] | None = None) -> Path | None:
-    """The offline dataset mirror: ``configured``, ``$LINGTEST_MIRROR`` or ``../shared/data``
-    beside the project root; ``None`` when none exists."""
-    for cand in (configured, os.environ.get("LINGTEST_MIRROR"), project_root().parent / "shared" / "data"):
+    """The offline dataset mirror: ``$LINGTEST_MIRROR`` (it wins over any configured folder),
+    ``configured`` (``profile.mirror``) or ``../shared/data`` beside the project root; ``None`` when
+    none exists."""
+    for cand in (os.environ.get("LINGTEST_MIRROR"), configured, project_root().parent / "shared" / "data"):
         if cand and Path(cand).expanduser().is_dir():
             return Path(cand).expanduser().resolve()
     return None

@@ -39,7 +39,9 @@ def project(tmp_path, fixtures_dir, monkeypatch):
         shutil.copy(fixtures_dir / "adversarial" / f"{split}.jsonl", prepared / f"{split}.jsonl")
     monkeypatch.chdir(tmp_path)
     adv = OmegaConf.load(ROOT / "conf" / "adversarial" / "default.yaml")
-    cfg = OmegaConf.create({"dataset": "tiny", "seed": 13, "adversarial": adv})
+    paths = OmegaConf.load(ROOT / "conf" / "paths" / "default.yaml")
+    cfg = OmegaConf.create({"dataset": "tiny", "seed": 13, "adversarial": adv, "paths": paths,
+                            "resources": {"device": "cpu"}})
     cfg.adversarial.splits = ["train", "test"]
     cfg.adversarial.sets = ["swap", "visual", "mixed"]
     cfg.adversarial.p = 1.0
@@ -48,7 +50,7 @@ def project(tmp_path, fixtures_dir, monkeypatch):
 
 
 def test_generate_and_overlap(project):
-    from lingtest.pipeline.adversarial import generate, overlap
+    from lingtest.adversarial.stages import generate_stage as generate, overlap_stage as overlap
 
     root, cfg = project
     rec = Recorder()
@@ -59,8 +61,11 @@ def test_generate_and_overlap(project):
             assert (base / s / f"{split}.jsonl").exists() and (base / s / f"{split}.conll").exists()
     swapped = list(read_jsonl(base / "swap" / "test.jsonl", Document.from_dict))
     assert swapped[0].words[0] != "Mary" and swapped[0].words[3] == "dog"
-    changes = [json.loads(x) for x in (base / "swap" / "test.changes.jsonl").read_text().splitlines()[1:]]
+    cases = [json.loads(x) for x in (root / "data" / "suites" / "adversarial" / "tiny.jsonl").read_text().splitlines()[1:]]
+    assert {c["provenance"]["transformation"] for c in cases} == {"swap", "visual", "mixed"}
+    changes = [ch for c in cases if c["provenance"]["transformation"] == "swap" for ch in c["meta"]["changes"]]
     assert sorted(c["original"] for c in changes) == ["John", "Mary", "Mary"]
+    assert all(c["expected"]["name"] == "invariance" for c in cases)
     assert rec.metrics["swap.test.changed_mention_share"] == pytest.approx(0.6)
     # a second run writes the same files (seeded)
     first = (base / "mixed" / "train.jsonl").read_text()
@@ -68,7 +73,7 @@ def test_generate_and_overlap(project):
     assert (base / "mixed" / "train.jsonl").read_text() == first
 
     out = overlap(cfg, rec)
-    written = json.loads((root / "metrics" / "adversarial_coref" / "overlap.json").read_text())
+    written = json.loads((root / "metrics" / "adversarial" / "tiny" / "overlap.json").read_text())
     assert written["sets"]["clean"]["test_vs_clean_train"]["share"] == pytest.approx(0.4)
     assert written["sets"]["swap"]["test_vs_clean_train"]["share"] == pytest.approx(0.2)
     assert written["sets"]["swap"]["changed_mentions"]["share"] == pytest.approx(0.6)
@@ -80,7 +85,7 @@ def test_generate_and_overlap(project):
 
 def test_generate_needs_prepared_data(project):
     from lingtest.errors import LingtestError
-    from lingtest.pipeline.adversarial import generate
+    from lingtest.adversarial.stages import generate_stage as generate
 
     _, cfg = project
     cfg.dataset = "missing"
@@ -90,35 +95,41 @@ def test_generate_needs_prepared_data(project):
 
 def test_score_with_an_oracle_system(project, monkeypatch):
     pytest.importorskip("lingtest.metrics.coref")
-    import lingtest.systems as systems
-    from lingtest.pipeline.adversarial import generate, score
+    from lingtest.adversarial.stages import generate_stage as generate
+    from lingtest.adversarial.stages import report_stage, score_stage
+    from lingtest.systems import SYSTEMS
+    from lingtest.systems.coref.base import CorefSystem
 
     root, cfg = project
     generate(cfg, Recorder())
     gold = {d.key: d.clusters for d in read_jsonl(root / "data" / "adversarial" / "tiny" / "clean" / "test.jsonl",
                                                     Document.from_dict)}
 
-    class Oracle:
+    class Oracle(CorefSystem):
         name = "oracle"
 
-        def predict(self, docs):
-            return [gold[d.key] for d in docs]  # perturbations keep spans (no multi-word schemes here)
+        def predict(self, inputs):
+            return [gold[d.key] for d in inputs]  # perturbations keep spans (no multi-word schemes here)
 
-    monkeypatch.setattr(systems, "get_system", lambda name, **kw: Oracle())
-    cfg.systems = {"cache": False}
+    monkeypatch.setitem(SYSTEMS.task("coref")._entries, "oracle", Oracle)
+    cfg.systems = {"cache": False, "batch_size": {"cpu": 8}, "coref": {"oracle": {}}}
     cfg.adversarial.systems = ["oracle"]
     rec = Recorder()
-    res = score(cfg, rec)
-    assert res["oracle"]["table3"]["clean"] == pytest.approx(100.0)
-    assert res["oracle"]["table3"]["alpha_delta"] == pytest.approx(0.0)
-    assert (root / "metrics" / "adversarial_coref" / "oracle.json").exists()
-    assert (root / "metrics" / "adversarial_coref" / "conll_f1.png").exists()
-    assert "oracle" in (root / "metrics" / "adversarial_coref" / "table3.md").read_text()
+    res = score_stage(cfg, rec, "oracle")
+    assert res["table3"]["clean"] == pytest.approx(100.0)
+    assert res["table3"]["alpha_delta"] == pytest.approx(0.0)
+    assert all(v["failures"] == 0 for v in res["invariance"].values())  # gold is invariant
+    metrics = root / "metrics" / "adversarial" / "tiny"
+    assert (metrics / "systems" / "oracle.json").exists()
+    assert (root / "data" / "results" / "adversarial" / "tiny" / "oracle.jsonl").exists()
+    report_stage(cfg, rec)
+    assert (metrics / "conll_f1.png").exists()
+    assert "oracle" in (metrics / "table3.md").read_text()
 
 
 def test_composed_config_builds_every_set():
     from lingtest.config import compose
-    from lingtest.pipeline.adversarial import adversarial_config, build_perturber
+    from lingtest.adversarial.stages import adversarial_config, build_perturber
 
     cfg = compose(conf_dir=ROOT / "conf")
     acfg = adversarial_config(cfg)

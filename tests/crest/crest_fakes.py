@@ -3,6 +3,8 @@ coreference system, a scorer and a link-based BLANC stand-in."""
 
 from __future__ import annotations
 
+from lingtest.systems.coref.base import CorefSystem
+
 from collections.abc import Sequence
 from types import SimpleNamespace
 
@@ -66,7 +68,7 @@ class FakeParser:
         return Sentence(toks, tree=tree)
 
 
-class FakeSystem:
+class FakeSystem(CorefSystem):
     """Clusters John/he/him/his (single tokens) when >= 2 occur; predicts nothing when the sentence
     contains 'rapidly' (a planted bug the oracle must find)."""
 
@@ -75,7 +77,8 @@ class FakeSystem:
     def __init__(self) -> None:
         self.seen = 0
 
-    def predict(self, docs: list[Document]) -> list[list[Cluster]]:
+    def predict(self, inputs: list[Document]) -> list[list[Cluster]]:
+        docs = inputs
         out = []
         for d in docs:
             self.seen += 1

@@ -34,7 +34,7 @@ def test_paper_example_with_spacy(spacy_memo):
 def test_ontogum_sources_generate_and_evaluate(mirror, spacy_memo):
     from lingtest.crest.candidates import get_proposer
     from lingtest.readers.conll_coref import read_ontogum
-    from lingtest.systems import get_system
+    from lingtest.systems import SYSTEMS
 
     path = mirror / "ontogum" / "coref" / "ontogum" / "conll" / "GUM_bio_dvorak.conll"
     if not path.exists():
@@ -56,7 +56,10 @@ def test_ontogum_sources_generate_and_evaluate(mirror, spacy_memo):
             assert f.words[f.position:f.position + f.alignment.n_new] == f.new.split()
             assert depths_preserved(s.sentence.tree, f.sentence.tree, s.gold, f.alignment) == f.selected
     assert sum(len(v) for v in followups.values()) > 0
-    res = evaluate_system(get_system("sieve"), sources, followups, BlancOracle(), only_selected=True)
+    from lingtest.crest.suite import make_case
+
+    cases = [make_case(s, f, full=True) for s in sources for f in followups[s.id] if f.selected]
+    res = evaluate_system(SYSTEMS.get("coref", "sieve")(), sources, cases, {"name": "blanc"})
     row = summarize(res, 5, True)
     assert row["sources"] == 4 and row["tests"] == row["selected"]
     assert row["true_positives"] + row["false_positives"] == row["issues"]

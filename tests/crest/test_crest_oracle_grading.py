@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lingtest.crest import ORACLES
+from lingtest.suite.oracles import ORACLES
 from lingtest.crest.align import Alignment
 from lingtest.crest.grading import classify_errors, grade_issue, same_clustering
 from lingtest.crest.oracle import BlancOracle, non_singleton

@@ -12,7 +12,7 @@ from lingtest.crest.candidates import PROPOSERS
 from lingtest.crest.suite import load_generated
 from lingtest.data import Cluster, Document, Mention, Sentence, Token, TestCase, read_jsonl, write_jsonl
 from lingtest.parsing import PARSERS
-from lingtest.pipeline import crest as stages
+from lingtest.crest import stages
 from lingtest.systems import SYSTEMS
 from lingtest.tracking import NullTracker
 
@@ -25,7 +25,7 @@ CONF = Path(__file__).resolve().parents[2] / "conf" / "crest" / "default.yaml"
 def cfg(tmp_path, monkeypatch, corpus_docs):
     monkeypatch.setitem(PARSERS._entries, "fake_crest", FakeParser)
     monkeypatch.setitem(PROPOSERS._entries, "fake_crest", lambda **kw: FakeProposer(TABLE))
-    monkeypatch.setitem(SYSTEMS._entries, "fake_crest", FakeSystem)
+    monkeypatch.setitem(SYSTEMS.task("coref")._entries, "fake_crest", FakeSystem)
     # a source the fake system gets wrong (it links "him" too) and breaks on with "rapidly"
     s = "John quickly saw him and he liked the big dog ."
     doc3 = Document("doc3", sentences=[Sentence([Token(w) for w in s.split()])],
@@ -33,34 +33,39 @@ def cfg(tmp_path, monkeypatch, corpus_docs):
     # a source with nothing to replace: it must still count as a source
     doc4 = Document("doc4", sentences=[Sentence([Token(w) for w in "John saw him .".split()])],
                     clusters=[Cluster([Mention(0, 1), Mention(2, 3)])])
-    inp = tmp_path / "prepared" / "test.jsonl"
+    inp = tmp_path / "prepared" / "toy" / "test.jsonl"
     write_jsonl(inp, [*corpus_docs, doc3, doc4], kind="document")
     crest = OmegaConf.load(CONF)
     root = OmegaConf.create({"dataset": "toy", "seed": 7, "parser": {"name": "fake_crest"},
-                             "systems": {}, "crest": crest})
-    over = {"input": str(inp), "N": None, "systems": ["fake_crest"],
-            "proposers": {"enabled": ["fake_crest"]}, "ranker": {"enabled": False},
-            "cache_predictions": False, "M": 3,
-            "ablation": {"system": "fake_crest", "M": [1, 3, 5]},
-            "outputs": {"generated": str(tmp_path / "gen.jsonl"), "sources": str(tmp_path / "src.jsonl"), "suite": str(tmp_path / "suite.jsonl"),
-                        "metrics_dir": str(tmp_path / "metrics")}}
+                             "resources": {"device": "cpu"},
+                             "systems": {"cache": False, "batch_size": {"cpu": 64}, "coref": {"fake_crest": {}}},
+                             "paths": {"prepared": str(tmp_path / "prepared"),
+                                       "crest": {"generated": str(tmp_path / "gen.jsonl"),
+                                                 "sources": str(tmp_path / "src.jsonl"),
+                                                 "suite": str(tmp_path / "suite.jsonl"),
+                                                 "metrics": str(tmp_path / "metrics"),
+                                                 "results": str(tmp_path / "results")}},
+                             "crest": crest})
+    over = {"N": None, "systems": ["fake_crest"],
+            "proposers": {"enabled": ["fake_crest"]}, "ranker": {"enabled": False}, "M": 3,
+            "ablation": {"system": "fake_crest", "M": [1, 3, 5]}}
     return OmegaConf.merge(root, {"crest": over})
 
 
 def test_default_config_has_every_knob():
     c = OmegaConf.load(CONF)
-    for key in ("N", "M", "seed", "select", "systems", "batch_size", "proposers",
-                "ranker", "oracle", "ablation", "outputs"):
+    for key in ("N", "M", "seed", "select", "systems", "proposers", "ranker", "oracle", "ablation"):
         assert key in c
     assert c.oracle.thr_p == 1.0 and c.oracle.thr_r == 1.0 and c.M == 20
     assert list(c.ablation.M) == [10, 20, 30, 50] and c.ranker.threshold == 0.1
-    # every output path the stage bodies read (the fixture below overrides them all)
-    assert set(c.outputs) >= {"sources", "generated", "suite", "metrics_dir"}
+    # every output path the stage bodies read lives in conf/paths (the fixture overrides them all)
+    paths = OmegaConf.load(CONF.parents[1] / "paths" / "default.yaml")
+    assert set(paths.crest) >= {"sources", "generated", "suite", "metrics", "results"}
 
 
 def test_generate_evaluate_ablation(cfg, tmp_path):
     tracker = NullTracker()
-    g = stages.generate(cfg, tracker)
+    g = stages.generate_stage(cfg, tracker)
     assert g["sources"] == 4
     assert g["selected"] <= g["generated"]
     assert tracker.metrics["crest.sources"] == 4.0
@@ -76,18 +81,20 @@ def test_generate_evaluate_ablation(cfg, tmp_path):
     assert len(sources) == 4 and not fus.get("doc4:s0") and max(f.order for fs in fus.values() for f in fs) < 5
     assert all(f.sentence.tree is not None for fs in fus.values() for f in fs)
 
-    rows = stages.evaluate(cfg, tracker)
-    r = rows["fake_crest"]
-    on_disk = json.loads((tmp_path / "metrics" / "fake_crest.json").read_text())
+    r = stages.evaluate_stage(cfg, tracker, "fake_crest")
+    on_disk = json.loads((tmp_path / "metrics" / "systems" / "fake_crest.json").read_text())
     assert on_disk["issues"] == r["issues"] > 0  # the planted "rapidly" bug is found
     assert r["sources"] == 4 and r["sources_wrong"] == 1 and r["hits"] == 1
     assert r["generated"] >= r["selected"] == r["tests"]
     assert r["precision"] == 1.0 and r["false_positives"] == 0
     assert r["issue_types"]["missing_entity"] >= 1
     assert r["issues_by_candidate_source"] == {"wordnet_synonym": r["issues"]}
+    results = list(read_jsonl(tmp_path / "results" / "fake_crest.jsonl", dict, kind="result"))
+    assert len(results) == r["tests"] and sum(not x["passed"] for x in results) == r["issues"]
+    stages.report_stage(cfg, tracker)
     assert (tmp_path / "metrics" / "table1.md").read_text().count("|") > 10
 
-    abl = stages.ablation(cfg, tracker)
+    abl = stages.ablation_stage(cfg, tracker)
     assert [(a["M"], a["select"]) for a in abl] == [(1, True), (3, True), (5, True),
                                                       (1, False), (3, False), (5, False)]
     by = {(a["M"], a["select"]): a for a in abl}
@@ -100,20 +107,20 @@ def test_generate_evaluate_ablation(cfg, tmp_path):
 
 
 def test_suite_is_byte_identical_across_runs(cfg, tmp_path):
-    stages.generate(cfg, NullTracker())
+    stages.generate_stage(cfg, NullTracker())
     first = (tmp_path / "suite.jsonl").read_bytes()
     gen_first = (tmp_path / "gen.jsonl").read_bytes()
-    stages.generate(cfg, NullTracker())
+    stages.generate_stage(cfg, NullTracker())
     assert (tmp_path / "suite.jsonl").read_bytes() == first
     assert (tmp_path / "gen.jsonl").read_bytes() == gen_first
     other = OmegaConf.merge(cfg, {"crest": {"N": 2, "seed": 99}})
-    stages.generate(other, NullTracker())
+    stages.generate_stage(other, NullTracker())
     assert (tmp_path / "suite.jsonl").read_bytes() != first
 
 
 def test_missing_input_says_how_to_make_it(cfg):
     from lingtest.errors import MissingResourceError
 
-    bad = OmegaConf.merge(cfg, {"crest": {"input": "/nonexistent/test.jsonl"}})
+    bad = OmegaConf.merge(cfg, {"paths": {"prepared": "/nonexistent"}})
     with pytest.raises(MissingResourceError, match="prepare"):
-        stages.generate(bad, NullTracker())
+        stages.generate_stage(bad, NullTracker())

@@ -10,7 +10,7 @@ from coref_handparse import JOHN_SAID, MARY_MET, SHE_SMILED, doc
 from lingtest.data.model import Document, Sentence, Token
 from lingtest.errors import InputError
 from lingtest.parsing import PARSERS
-from lingtest.systems import SYSTEMS, get_system
+from lingtest.systems import SYSTEMS
 from lingtest.systems.coref.base import CorefSystem
 from lingtest.systems.coref.sieve import SieveResolver
 
@@ -101,8 +101,8 @@ def test_unparsed_input_goes_through_the_parser_registry():
 
 
 def test_registry_entries():
-    assert {"sieve", "xrenner", "fastcoref", "maverick"} <= set(SYSTEMS.names())
-    s = get_system("sieve", use_wordnet=False, keep_singletons=True)
+    assert {"sieve", "xrenner", "fastcoref", "maverick"} <= set(SYSTEMS.names("coref"))
+    s = SYSTEMS.get("coref", "sieve")(use_wordnet=False, keep_singletons=True)
     assert isinstance(s, CorefSystem) and s.name == "sieve" and s.config()["keep_singletons"] is True
 
 
@@ -113,12 +113,11 @@ def test_config_file_options_construct_every_system():
 
     cfg = OmegaConf.load(project_root() / "conf" / "systems" / "default.yaml")
     for name in ("sieve", "xrenner", "fastcoref", "maverick"):
-        opts = OmegaConf.to_container(cfg[name], resolve=True)
+        opts = OmegaConf.to_container(cfg.coref[name], resolve=True)
         if name == "sieve":
             opts["use_wordnet"] = False
-        system = SYSTEMS.get(name)(**opts)  # constructing never loads a model
+        system = SYSTEMS.get("coref", name)(**opts)  # constructing never loads a model
         assert system.name == name
-    assert set(cfg.enabled) <= set(SYSTEMS.names())
 
 
 @pytest.mark.models
@@ -129,7 +128,7 @@ def test_spacy_parsed_example():
         "John said he would come .", "Mary met him at the station .", "She thanked him ."
     )])
     try:
-        out = get_system("sieve").predict([raw])[0]
+        out = SYSTEMS.get("coref", "sieve")().predict([raw])[0]
     except Exception as exc:  # MissingResourceError: model or WordNet missing
         pytest.skip(f"spaCy model or WordNet not available: {exc}")
     got = texts(raw, out)

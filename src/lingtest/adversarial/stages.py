@@ -1,12 +1,17 @@
-"""Stage bodies of the adversarial coreference benchmark (Chai et al. 2021).
+"""Stage bodies of the adversarial coreference benchmark (Chai et al. 2021); paths from
+``cfg.paths.adversarial``.
 
-* ``adversarial_generate``: perturb the configured splits of ``cfg.dataset`` once per set in
-  ``cfg.adversarial.sets`` and write ``data/adversarial/<dataset>/<set>/<split>.{jsonl,conll}``
-  plus the audit log ``<split>.changes.jsonl``; the clean documents go to ``clean/`` the same way
-  (keys for the official scorer).
-* ``adversarial_overlap``: mention-overlap statistics -> ``metrics/adversarial_coref/overlap.json``.
-* ``adversarial_score``: run every enabled coreference system on the clean and perturbed test
-  sets -> ``metrics/adversarial_coref/<system>.json``, ``table3.md`` and ``conll_f1.png``.
+* ``generate_stage``: perturb the configured splits of ``cfg.dataset`` once per set in
+  ``cfg.adversarial.sets`` and write ``<sets>/<set>/<split>.{jsonl,conll}`` (the clean documents go to
+  ``clean/`` the same way: keys for the official scorer, and the sets adversarial training uses), and
+  the test suite ``<suite>``: one :class:`~lingtest.data.model.TestCase` per perturbed set and test
+  document (source: the clean document, follow-up: the perturbed one, expectation: the same
+  coreference up to the alignment of the changed words, every change in the provenance).
+* ``overlap_stage``: mention-overlap statistics -> ``<metrics>/overlap.json``.
+* ``score_stage``: one system on the suite through the suite runner -> ``<metrics>/<system>.json``
+  (corpus scores against gold on the clean and every perturbed set, invariance failures) and the
+  result records ``<results>/<system>.jsonl``.
+* ``report_stage``: Table 3 and the CoNLL F1 plot over ``adversarial.systems``.
 """
 
 from __future__ import annotations
@@ -19,8 +24,9 @@ from typing import Any
 from lingtest.adversarial.apply import Change, DocumentPerturber, adversarial_training_set, strip_annotations
 from lingtest.adversarial.overlap import changed_mention_share, changed_token_map, mention_overlap, mention_strings
 from lingtest.adversarial.perturbations import GROUPS, group_of
-from lingtest.data import Document, read_jsonl, write_json, write_jsonl
 from lingtest.config import to_plain
+from lingtest.data import Document, read_jsonl, write_json, write_jsonl
+from lingtest.data.model import Provenance, TestCase
 from lingtest.errors import LingtestError
 from lingtest.paths import project_root
 from lingtest.progress import progress
@@ -29,7 +35,8 @@ log = logging.getLogger(__name__)
 
 CLEAN = "clean"
 DOC_KIND = "document"
-CHANGE_KIND = "adversarial_change"
+TECHNIQUE = "adversarial"
+RELATION = "coreference-invariance"
 
 
 # --------------------------------------------------------------------------------------------
@@ -70,18 +77,25 @@ def build_perturber(acfg: Mapping[str, Any], set_name: str, perturbations: Mappi
                              perturbations={n: shared[n] for n in names if n in shared})
 
 
-def set_dir(root: Path, dataset: str, set_name: str) -> Path:
-    return root / "data" / "adversarial" / dataset / set_name
+def adversarial_paths(cfg: Any) -> dict[str, Path]:
+    """``cfg.paths.adversarial`` (sets, suite, metrics, results) as absolute paths."""
+    root = project_root()
+    out = {}
+    for k, v in dict(to_plain(cfg.paths.adversarial)).items():
+        p = Path(str(v))
+        out[k] = p if p.is_absolute() else root / p
+    return out
 
 
-def metrics_dir(root: Path) -> Path:
-    return root / "metrics" / "adversarial_coref"
+def set_dir(sets_root: Path, set_name: str) -> Path:
+    return sets_root / set_name
 
 
-def input_path(root: Path, dataset: str, split: str, source: str = "auto") -> Path:
-    """``data/parsed`` (when ``source`` is parsed, or auto and present) else ``data/prepared``."""
-    parsed = root / "data" / "parsed" / dataset / f"{split}.jsonl"
-    prepared = root / "data" / "prepared" / dataset / f"{split}.jsonl"
+def input_path(cfg: Any, dataset: str, split: str, source: str = "auto") -> Path:
+    """The parsed split (when ``source`` is parsed, or auto and present) else the prepared one."""
+    root = project_root()
+    parsed = root / str(cfg.paths.parsed) / dataset / f"{split}.jsonl"
+    prepared = root / str(cfg.paths.prepared) / dataset / f"{split}.jsonl"
     if source == "parsed" or (source == "auto" and parsed.exists()):
         cand = parsed
     elif source in ("prepared", "auto"):
@@ -97,28 +111,49 @@ def load_docs(path: Path) -> list[Document]:
     return list(read_jsonl(path, Document.from_dict))
 
 
-def load_changes(path: Path) -> list[Change]:
-    return list(read_jsonl(path, Change.from_dict, kind=CHANGE_KIND))
-
-
-def write_set(directory: Path, split: str, docs: list[Document], changes: list[Change] | None,
-              meta: Mapping[str, Any]) -> None:
-    """``<split>.jsonl`` (Documents), ``<split>.conll`` (CoNLL coref) and ``<split>.changes.jsonl``."""
+def write_set(directory: Path, split: str, docs: list[Document], meta: Mapping[str, Any]) -> None:
+    """``<split>.jsonl`` (Documents) and ``<split>.conll`` (CoNLL coref)."""
     from lingtest.readers.conll_coref import write_conll
 
     write_jsonl(directory / f"{split}.jsonl", docs, kind=DOC_KIND, meta=dict(meta))
     write_conll(docs, directory / f"{split}.conll")  # atomic
-    if changes is not None:
-        write_jsonl(directory / f"{split}.changes.jsonl", changes, kind=CHANGE_KIND, meta=dict(meta))
+
+
+def make_case(clean: Document, perturbed: Document, changes: list[Change], set_name: str,
+              acfg: Mapping[str, Any]) -> TestCase:
+    """The test case of one perturbed document: the same coreference as on the clean one, spans of
+    the follow-up mapped back through the changed words."""
+    reps = [[c.token, len(c.new)] for c in changes]
+    return TestCase(
+        technique=TECHNIQUE, relation=RELATION, source=clean.to_dict(), followup=perturbed.to_dict(),
+        expected={"name": "invariance", "alignment": {"replacements": reps}},
+        provenance=Provenance(seed_id=clean.key, transformation=set_name,
+                              params={"p": acfg.get("p"), "seed": acfg.get("seed"),
+                                      "consistency": acfg.get("consistency")}),
+        meta={"set": set_name, "group": group_of(set_name), "changes": [c.to_dict() for c in changes]},
+    )
+
+
+def case_changes(case: TestCase) -> list[Change]:
+    return [Change.from_dict(c) for c in case.meta.get("changes", [])]
+
+
+def load_suite(path: Path) -> list[TestCase]:
+    if not path.exists():
+        raise LingtestError(f"{path} not found: run adversarial_generate first")
+    return list(read_jsonl(path, TestCase.from_dict, kind="testcase"))
 
 
 # --------------------------------------------------------------------------------------------
 # stage: generate
 # --------------------------------------------------------------------------------------------
-def generate(cfg: Any, tracker: Any) -> dict[str, dict[str, int]]:
-    """Perturb every configured split once per configured set; returns changes per set/split."""
-    root = project_root()
+def generate_stage(cfg: Any, tracker: Any) -> dict[str, dict[str, int]]:
+    """Perturb every configured split once per configured set and write the test suite of the test
+    split; returns changes per set/split."""
+    paths = adversarial_paths(cfg)
     acfg = adversarial_config(cfg)
+    test_split = str(acfg.get("test_split", "test"))
+    cases: list[TestCase] = []
     dataset = dataset_name(cfg)
     strip = bool(acfg.get("strip_annotations", True))
     sets = [str(s) for s in acfg.get("sets", [])]
@@ -130,23 +165,30 @@ def generate(cfg: Any, tracker: Any) -> dict[str, dict[str, int]]:
         shared.update(perturbers[s]._impl)
     summary: dict[str, dict[str, int]] = {}
     for split in acfg.get("splits", ["train", "dev", "test"]):
-        docs = load_docs(input_path(root, dataset, split, str(acfg.get("input", "auto"))))
+        docs = load_docs(input_path(cfg, dataset, split, str(acfg.get("input", "auto"))))
         clean = [strip_annotations(d) for d in docs] if strip else docs
-        write_set(set_dir(root, dataset, CLEAN), split, clean, None, {"dataset": dataset, "set": CLEAN})
+        write_set(set_dir(paths["sets"], CLEAN), split, clean, {"dataset": dataset, "set": CLEAN})
         for s in sets:
             out_docs: list[Document] = []
             changes: list[Change] = []
-            for d in progress(docs, f"{s} {dataset}/{split}"):
+            for d, c in zip(progress(docs, f"{s} {dataset}/{split}"), clean, strict=True):
                 nd, ch = perturbers[s](d)
                 out_docs.append(strip_annotations(nd) if strip else nd)
                 changes.extend(ch)
+                if split == test_split:
+                    cases.append(make_case(c, out_docs[-1], ch, s, acfg))
             meta = {"dataset": dataset, "set": s, "p": acfg.get("p"), "seed": acfg.get("seed")}
-            write_set(set_dir(root, dataset, s), split, out_docs, changes, meta)
+            write_set(set_dir(paths["sets"], s), split, out_docs, meta)
             k, n, share = changed_mention_share(out_docs, changes)
             summary.setdefault(s, {})[split] = len(changes)
             tracker.log_metrics({f"{s}.{split}.changes": float(len(changes)),
                                  f"{s}.{split}.changed_mention_share": share})
             log.info("%s/%s: %d words changed, %d/%d mentions (%.1f%%)", s, split, len(changes), k, n, 100 * share)
+    if not cases:
+        raise LingtestError(f"adversarial.test_split {test_split!r} is not among adversarial.splits")
+    write_jsonl(paths["suite"], cases, kind="testcase",
+                meta={"technique": TECHNIQUE, "dataset": dataset, "split": test_split, "sets": sets})
+    tracker.log_metrics({"suite_size": float(len(cases))})
     return summary
 
 
@@ -199,8 +241,8 @@ def compute_overlap(train: Mapping[str, list[Document]], test: Mapping[str, list
     return out
 
 
-def overlap(cfg: Any, tracker: Any) -> dict[str, Any]:
-    root = project_root()
+def overlap_stage(cfg: Any, tracker: Any) -> dict[str, Any]:
+    paths = adversarial_paths(cfg)
     acfg = adversarial_config(cfg)
     dataset = dataset_name(cfg)
     ocfg = dict(acfg.get("overlap") or {})
@@ -209,105 +251,107 @@ def overlap(cfg: Any, tracker: Any) -> dict[str, Any]:
     train: dict[str, list[Document]] = {}
     test: dict[str, list[Document]] = {}
     changes: dict[str, list[Change]] = {}
+    for case in load_suite(paths["suite"]):
+        changes.setdefault(case.provenance.transformation, []).extend(case_changes(case))
     for s in names:
-        d = set_dir(root, dataset, s)
+        d = set_dir(paths["sets"], s)
         if not (d / f"{test_split}.jsonl").exists():
             raise LingtestError(f"{d / (test_split + '.jsonl')} not found: run adversarial_generate first")
         test[s] = load_docs(d / f"{test_split}.jsonl")
         if (d / "train.jsonl").exists():
             train[s] = load_docs(d / "train.jsonl")
-        if s != CLEAN:
-            changes[s] = load_changes(d / f"{test_split}.changes.jsonl")
     if CLEAN not in train:
-        raise LingtestError(f"no clean train split under {set_dir(root, dataset, CLEAN)}: add train to adversarial.splits")
+        raise LingtestError(f"no clean train split under {set_dir(paths['sets'], CLEAN)}: add train to adversarial.splits")
     out = compute_overlap(train, test, changes, lowercase=bool(ocfg.get("lowercase", False)),
                           at_ratio=float(ocfg.get("adversarial_train_ratio", 0.5)), seed=int(acfg.get("seed", 0)))
     out["dataset"] = dataset
     out["test_split"] = test_split
-    write_json(metrics_dir(root) / "overlap.json", out)
+    write_json(paths["metrics"] / "overlap.json", out)
     metrics = {f"overlap.{s}": e["test_vs_clean_train"]["share"] for s, e in out["sets"].items()}
     metrics.update({f"changed_share.{s}": e["changed_mentions"]["share"] for s, e in out["sets"].items()
                     if "changed_mentions" in e})
     metrics.update({f"changed_share.{g}": e["changed_mention_share"] for g, e in out["groups"].items()})
     tracker.log_metrics(metrics)
-    tracker.log_artifact(str(metrics_dir(root) / "overlap.json"))
+    tracker.log_artifact(str(paths["metrics"] / "overlap.json"))
     return out
 
 
 # --------------------------------------------------------------------------------------------
-# stage: score
+# stage: score (one system) and report (all systems)
 # --------------------------------------------------------------------------------------------
-def enabled_systems(cfg: Any, acfg: Mapping[str, Any]) -> list[str]:
-    """``adversarial.systems`` when set, else ``systems.enabled`` (conf/systems/default.yaml)."""
-    if acfg.get("systems"):
-        return [str(s) for s in acfg["systems"]]
-    systems = to_plain(cfg.get("systems")) if hasattr(cfg, "get") else None
-    enabled = systems.get("enabled") if isinstance(systems, dict) else None
-    if not enabled:
-        raise LingtestError("no coreference systems: set adversarial.systems or systems.enabled")
-    return [str(s) for s in enabled]
-
-
-def build_system(cfg: Any, name: str) -> Any:
-    """``get_system(name, **cfg.systems[name])``, wrapped in the prediction cache when
-    ``systems.cache`` is true (clean test documents are then predicted once across runs)."""
-    from lingtest.systems import get_system
-
-    systems = to_plain(cfg.get("systems")) if hasattr(cfg, "get") else None
-    systems = systems if isinstance(systems, dict) else {}
-    opts = systems.get(name)
-    system = get_system(name, **(dict(opts) if isinstance(opts, dict) else {}))
-    if systems.get("cache", False):
-        from lingtest.paths import cache_dir
-        from lingtest.systems.coref.base import CachedSystem
-
-        where = systems.get("cache_dir") or cache_dir() / "coref_predictions"
-        system = CachedSystem(system, where)
-    return system
-
-
-def score_sets(system: Any, sets: Mapping[str, list[Document]], metrics: tuple[str, ...]) -> dict[str, dict[str, dict[str, float]]]:
-    """Corpus scores of ``system`` on every set (set name -> metric -> recall/precision/f1)."""
+def score_cases(system: Any, cases: list[TestCase], metrics: tuple[str, ...]) -> tuple[dict[str, Any], Any]:
+    """Run ``system`` on the suite; corpus scores against gold of the clean documents (each once) and
+    of every perturbed set, and invariance failures per set."""
     from lingtest.adversarial.report import score_corpus
+    from lingtest.suite.run import run_suite
 
-    out = {}
-    for s, docs in sets.items():
-        inputs = [Document(id=d.id, sentences=d.sentences, clusters=[], entities=d.entities, part=d.part,
-                           split=d.split, meta=d.meta) for d in docs]
-        pred = system.predict(inputs)
-        out[s] = score_corpus([d.clusters for d in docs], pred, metrics)
-    return out
+    run = run_suite(system, cases)
+    clean: dict[str, tuple[Document, Any]] = {}
+    by_set: dict[str, list[tuple[Document, Any]]] = {}
+    failures: dict[str, int] = {}
+    for case, res, outs in zip(cases, run.results, run.outputs, strict=True):
+        s = case.provenance.transformation
+        clean.setdefault(case.provenance.seed_id, (Document.from_dict(case.source), outs[0]))
+        by_set.setdefault(s, []).append((Document.from_dict(case.followup or {}), outs[1]))
+        failures[s] = failures.get(s, 0) + (not res.passed)
+    per_set = {}
+    for s, pairs in {CLEAN: list(clean.values()), **by_set}.items():
+        per_set[s] = score_corpus([d.clusters for d, _ in pairs], [p for _, p in pairs], metrics)
+    invariance = {s: {"cases": len(v), "failures": failures[s]} for s, v in by_set.items()}
+    return {"sets": per_set, "invariance": invariance}, run
 
 
-def score(cfg: Any, tracker: Any) -> dict[str, Any]:
-    from lingtest.adversarial.report import plot_sets, render_table3, table3_row
-    root = project_root()
+def score_stage(cfg: Any, tracker: Any, item: str) -> dict[str, Any]:
+    from lingtest.adversarial.report import table3_row
+    from lingtest.suite.run import write_results
+    from lingtest.systems.factory import build_system
+
+    paths = adversarial_paths(cfg)
     acfg = adversarial_config(cfg)
     dataset = dataset_name(cfg)
-    test_split = str(acfg.get("test_split", "test"))
-    metrics = tuple(acfg.get("metrics") or ("muc", "bcub", "ceafe"))
-    names = [CLEAN, *[str(s) for s in acfg.get("sets", [])]]
-    sets = {s: load_docs(set_dir(root, dataset, s) / f"{test_split}.jsonl") for s in names}
-    results: dict[str, Any] = {}
-    conll: dict[str, dict[str, float]] = {}
-    rows: dict[str, dict[str, float]] = {}
-    for name in enabled_systems(cfg, acfg):
-        system = build_system(cfg, name)
-        per_set = score_sets(system, sets, metrics)
-        conll[name] = {s: v["conll"]["f1"] for s, v in per_set.items() if "conll" in v}
-        rows[name] = table3_row(conll[name])
-        results[name] = {"dataset": dataset, "split": test_split, "sets": per_set, "table3": rows[name],
-                         "groups": {s: group_of(s) for s in per_set}}
-        write_json(metrics_dir(root) / f"{name}.json", results[name])
-        flat = {f"{name}.{s}.{m}.f1": v[m]["f1"] for s, v in per_set.items() for m in v}
-        flat.update({f"{name}.table3.{k}": v for k, v in rows[name].items()})
-        tracker.log_metrics(flat)
-        tracker.log_artifact(str(metrics_dir(root) / f"{name}.json"))
+    metrics = tuple(acfg["metrics"])
+    cases = load_suite(paths["suite"])
+    system = build_system(cfg, "coref", item)
+    scored, run = score_cases(system, cases, metrics)
+    per_set = scored["sets"]
+    conll = {s: v["conll"]["f1"] for s, v in per_set.items() if "conll" in v}
+    result = {"dataset": dataset, "split": str(acfg["test_split"]), "sets": per_set, "table3": table3_row(conll),
+              "groups": {s: group_of(s) for s in per_set}, "invariance": scored["invariance"]}
+    write_json(paths["metrics"] / "systems" / f"{item}.json", result)
+    write_results(paths["results"] / f"{item}.jsonl", run.results,
+                  meta={"technique": TECHNIQUE, "system": item, "dataset": dataset})
+    flat = {f"{item}.{s}.{m}.f1": v[m]["f1"] for s, v in per_set.items() for m in v}
+    flat.update({f"{item}.table3.{k}": v for k, v in result["table3"].items()})
+    flat.update({f"{item}.invariance_failures.{s}": float(v["failures"]) for s, v in scored["invariance"].items()})
+    tracker.set_tags({"system": item, "dataset": dataset})
+    tracker.log_metrics(flat)
+    tracker.log_artifact(str(paths["metrics"] / "systems" / f"{item}.json"))
+    return result
+
+
+def report_stage(cfg: Any, tracker: Any) -> str:
+    """Table 3 and the CoNLL F1 plot over ``adversarial.systems`` (their score stages' metrics)."""
+    import json
+
+    from lingtest.adversarial.report import plot_sets, render_table3
     from lingtest.data.io import atomic_open
 
-    with atomic_open(metrics_dir(root) / "table3.md") as fh:
-        fh.write(render_table3(rows))
-    plot_sets(conll, metrics_dir(root) / "conll_f1.png", title=f"CoNLL F1 on {dataset} ({test_split})")
-    tracker.log_artifact(str(metrics_dir(root) / "table3.md"))
-    tracker.log_artifact(str(metrics_dir(root) / "conll_f1.png"))
-    return results
+    paths = adversarial_paths(cfg)
+    acfg = adversarial_config(cfg)
+    rows: dict[str, Any] = {}
+    conll: dict[str, dict[str, float]] = {}
+    for name in acfg["systems"]:
+        p = paths["metrics"] / "systems" / f"{name}.json"
+        if not p.exists():
+            raise LingtestError(f"{p} not found: run adversarial_score@{name} first (dvc repro)")
+        res = json.loads(p.read_text(encoding="utf-8"))
+        rows[name] = res["table3"]
+        conll[name] = {s: v["conll"]["f1"] for s, v in res["sets"].items() if "conll" in v}
+    table = render_table3(rows)
+    with atomic_open(paths["metrics"] / "table3.md") as fh:
+        fh.write(table)
+    plot_sets(conll, paths["metrics"] / "conll_f1.png",
+              title=f"CoNLL F1 on {dataset_name(cfg)} ({acfg['test_split']})")
+    tracker.log_artifact(str(paths["metrics"] / "table3.md"))
+    tracker.log_artifact(str(paths["metrics"] / "conll_f1.png"))
+    return table

@@ -1,25 +1,26 @@
-"""Run a coreference system on sources and follow-ups, apply the oracle, grade with gold and
-summarise (the numbers of the paper's Tables 1 and 3).
+"""Run a coreference system on the CREST cases through the suite runner, grade each issue with gold
+and summarise (the numbers of the paper's Tables 1 and 3).
 
-Predictions are made once for every generated follow-up (selected or not), so every
-(M, selection on/off) configuration of the ablation is a filter over the same records:
-configuration (M, select) uses the follow-ups with ``order < M`` (and ``selected`` when select is
-on), which is exactly what a run with that M would produce because generation is deterministic
-and ordered.
+The cases are the generated file's (every follow-up up to max(M), parsed); each carries the
+``same-coreference`` expectation, checked by the configured oracle. Every (M, selection on/off)
+configuration of the ablation is a filter over the same records: configuration (M, select) uses the
+follow-ups with ``order < M`` (and ``selected`` when select is on), which is exactly what a run with
+that M would produce because generation is deterministic and ordered.
 """
 
 from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from lingtest.crest.generate import FollowUp, Source, followup_document
+from lingtest.crest.generate import Source
 from lingtest.crest.grading import ERROR_TYPES, grade_issue, same_clustering
 from lingtest.crest.oracle import non_singleton
-from lingtest.data.model import Document, clusters_as_spans
+from lingtest.data.model import TestCase, clusters_as_spans
+from lingtest.suite.run import CaseResult, run_suite
 
 Span = tuple[int, int]
 
@@ -43,48 +44,45 @@ class EvalResult:
     source_correct: dict[str, bool]
     pairs: list[PairRecord]
     predict_seconds: float
-    predictions: dict[str, list[list[Span]]] = field(default_factory=dict)
+    results: list[CaseResult] = field(default_factory=list)
 
 
-def predict(system: Any, docs: Sequence[Document], batch_size: int = 64,
-            progress: Any = None) -> list[list[list[Span]]]:
-    """Non-singleton predicted span clusters per document, in batches."""
-    out: list[list[list[Span]]] = []
-    for k in range(0, len(docs), batch_size):
-        batch = list(docs[k:k + batch_size])
-        res = system.predict(batch)
-        if len(res) != len(batch):
-            raise ValueError(f"system {getattr(system, 'name', system)!r} returned {len(res)} predictions "
-                             f"for {len(batch)} documents")
-        out.extend(non_singleton(clusters_as_spans(r)) for r in res)
-        if progress is not None:
-            progress(len(batch))
-    return out
+def select_cases(cases: Sequence[TestCase], M: int | None = None, only_selected: bool = False) -> list[TestCase]:
+    """The cases of configuration (M, select): ``order < M`` and, with ``only_selected``, selected."""
+    return [c for c in cases if (M is None or int(c.meta["order"]) < M)
+            and (bool(c.meta.get("selected", True)) or not only_selected)]
 
 
-def evaluate_system(system: Any, sources: Sequence[Source], followups: dict[str, list[FollowUp]],
-                    oracle: Any, batch_size: int = 64, only_selected: bool = False,
-                    progress: Any = None) -> EvalResult:
-    """Predict, check every (source, follow-up) pair with ``oracle`` and grade it with gold."""
+def _spans(clusters: Any) -> list[list[Span]]:
+    return non_singleton(clusters_as_spans(clusters))
+
+
+def _gold(clusters: Sequence[Sequence[Sequence[int]]]) -> list[list[Span]]:
+    return [[(int(s), int(e)) for s, e in c] for c in clusters]
+
+
+def evaluate_system(system: Any, sources: Sequence[Source], cases: Sequence[TestCase],
+                    oracle: Mapping[str, Any] | None = None) -> EvalResult:
+    """Predict every source and case (one batched, cached pass each), check the cases with the oracle
+    (``oracle``: its name and thresholds, e.g. ``{"name": "blanc", "thr_p": 1.0, "thr_r": 1.0}``) and
+    grade every issue with gold."""
     t0 = time.perf_counter()
-    src_pred = predict(system, [s.doc for s in sources], batch_size, progress)
-    fus = [(s, f) for s in sources for f in followups.get(s.id, []) if f.selected or not only_selected]
-    fu_pred = predict(system, [followup_document(s, f) for s, f in fus], batch_size, progress)
+    src_pred = system.predict([s.doc for s in sources])
+    run = run_suite(system, cases, {"oracle": dict(oracle or {})})
     seconds = time.perf_counter() - t0
-    by_id = {s.id: p for s, p in zip(sources, src_pred)}
+    by_id = {s.id: _spans(p) for s, p in zip(sources, src_pred, strict=True)}
+    gold = {s.id: s.gold for s in sources}
     correct = {s.id: same_clustering(s.gold, by_id[s.id]) for s in sources}
     pairs: list[PairRecord] = []
-    predictions: dict[str, list[list[Span]]] = dict(by_id)
-    for (s, f), pf in zip(fus, fu_pred):
-        predictions[f"{s.id}#{f.order}"] = pf
-        res = oracle.check(by_id[s.id], pf, f.alignment)
-        tp, types = (False, set())
-        if res.issue:
-            tp, types = grade_issue(s.gold, by_id[s.id], f.gold(s.gold), pf)
-        pairs.append(PairRecord(s.id, f.order, f.selected, f.candidate_source, res.issue,
-                                round(res.precision, 6), round(res.recall, 6), tp,
+    for case, res, outs in zip(cases, run.results, run.outputs, strict=True):
+        sid, m = case.provenance.seed_id, case.meta
+        tp, types = False, set()
+        if not res.passed:
+            tp, types = grade_issue(gold[sid], by_id[sid], _gold(m["followup_gold_clusters"]), _spans(outs[1]))
+        pairs.append(PairRecord(sid, int(m["order"]), bool(m.get("selected", True)), str(m["candidate_source"]),
+                                not res.passed, float(res.details["precision"]), float(res.details["recall"]), tp,
                                 [t for t in ERROR_TYPES if t in types]))
-    return EvalResult(getattr(system, "name", type(system).__name__), correct, pairs, seconds, predictions)
+    return EvalResult(system.name, correct, pairs, seconds, run.results)
 
 
 def summarize(result: EvalResult, M: int, select: bool = True,

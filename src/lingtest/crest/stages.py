@@ -1,11 +1,10 @@
-"""CREST stage bodies: ``generate`` (sources -> follow-ups -> suite), ``evaluate`` (one system or
-all configured ones -> ``metrics/crest/<system>.json``) and ``ablation`` (M x selection ->
-``metrics/crest/ablation.{json,md,png}``).
+"""CREST stage bodies: ``generate_stage`` (sources -> follow-ups -> suite), ``evaluate_stage`` (one
+system -> ``<paths.crest.metrics>/<system>.json`` and its result records), ``ablation_stage`` (M x
+selection -> ``ablation.{json,md,png}``) and ``report_stage`` (Table 1 over the evaluated systems).
 
-DVC entry points: ``stages/crest_generate.py``, ``stages/crest_evaluate.py [system]``,
-``stages/crest_ablation.py``. All knobs are in ``conf/crest/default.yaml`` (``cfg.crest``); the
-parser comes from the ``parser`` group, the causal LM from ``resources.lm``, systems from
-``systems``.
+DVC runs them as ``python -m lingtest.pipeline.stage crest_<step> [system]``. All knobs are in
+``conf/crest/default.yaml`` (``cfg.crest``), output paths in ``conf/paths`` (``cfg.paths.crest``); the
+parser comes from the ``parser`` group, the causal LM from ``resources.lm``, systems from ``systems``.
 """
 
 from __future__ import annotations
@@ -16,29 +15,18 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from lingtest.crest import ORACLES
+from lingtest.config import to_plain
 from lingtest.crest.candidates import get_proposer
 from lingtest.crest.candidates.rank import LMRanker
-from lingtest.crest.evaluate import evaluate_system, summarize
 from lingtest.crest.generate import FollowUp, GenerationStats, Generator, MemoParser, Source
-from lingtest.crest.report import ablation_markdown, plot_ablation, table1_markdown
 from lingtest.crest.sources import load_documents, sample_sources, sentence_sources
-from lingtest.crest.suite import build_suite, load_generated, write_sources, write_suite
-from lingtest.data.io import atomic_open, write_json
+from lingtest.crest.suite import build_suite, write_sources, write_suite
+from lingtest.data.io import write_json
 from lingtest.errors import MissingResourceError
-from lingtest.paths import cache_dir, project_root
-from lingtest.config import to_plain
+from lingtest.paths import project_root
 from lingtest.progress import progress
 
 log = logging.getLogger(__name__)
-
-
-def _get(cfg: Any, key: str, default: Any = None) -> Any:
-    try:
-        v = cfg.get(key, default)
-    except AttributeError:
-        return default
-    return default if v is None else v
 
 
 # ---- component factories (also used by bench/bench_crest.py) ------------------------------------
@@ -86,24 +74,6 @@ def build_generator(cfg: Any, parser: Any, proposers: Sequence[Any], ranker: Any
     return Generator(parser, proposers, ranker, M=int(M), order=str(c.order),
                      parse_chunk=int(c.parse_chunk), relations=list(c.relations),
                      copula_complements=list(c.copula_complements))
-
-
-def build_system(cfg: Any, name: str) -> Any:
-    from lingtest.systems import get_system
-
-    systems_cfg = to_plain(cfg.get("systems")) or {}
-    options = dict(systems_cfg.get(name) or {}) if isinstance(systems_cfg, dict) else {}
-    system = get_system(name, **options)
-    if cfg.crest.get("cache_predictions", False):
-        from lingtest.systems.coref.base import CachedSystem
-
-        system = CachedSystem(system, cache_dir() / "predictions" / "crest")
-    return system
-
-
-def build_oracle(ccfg: Any) -> Any:
-    oc = dict(to_plain(ccfg.oracle))
-    return ORACLES.get(oc.pop("name", "blanc"))(**oc)
 
 
 # ---- library-level drivers --------------------------------------------------------------------
@@ -163,13 +133,24 @@ def _root_path(p: str) -> Path:
     return path if path.is_absolute() else project_root() / path
 
 
-# ---- stage bodies -------------------------------------------------------------------------------
-def generate(cfg: Any, tracker: Any) -> dict[str, Any]:
-    """Sources from the prepared test split -> parsed -> follow-ups (Algorithms 1-3) ->
-    ``outputs.generated`` (every follow-up up to max(crest.M, crest.ablation.M), with parses) and the released
-    suite ``outputs.suite`` (selected follow-ups within crest.M)."""
+def crest_paths(cfg: Any) -> dict[str, Path]:
+    """``cfg.paths.crest`` (sources, generated, suite, metrics, results) as absolute paths."""
+    return {k: _root_path(str(v)) for k, v in dict(to_plain(cfg.paths.crest)).items()}
+
+
+def input_path(cfg: Any) -> Path:
     c = cfg.crest
-    inp = _root_path(c.input)
+    return _root_path(str(cfg.paths.prepared)) / str(c.corpus) / f"{c.split}.jsonl"
+
+
+# ---- stage bodies -------------------------------------------------------------------------------
+def generate_stage(cfg: Any, tracker: Any) -> dict[str, Any]:
+    """Sources from the prepared test split -> parsed -> follow-ups (Algorithms 1-3) ->
+    ``paths.crest.generated`` (every follow-up up to max(crest.M, crest.ablation.M), with parses) and the
+    released suite ``paths.crest.suite`` (selected follow-ups within crest.M)."""
+    c = cfg.crest
+    paths = crest_paths(cfg)
+    inp = input_path(cfg)
     if not inp.exists():
         raise MissingResourceError(f"{inp} not found: run the prepare stage for {c.corpus} first (dvc repro)")
     t0 = time.perf_counter()
@@ -180,12 +161,12 @@ def generate(cfg: Any, tracker: Any) -> dict[str, Any]:
     followups, stats = generate_all(sources, gen, select=bool(c.select),
                                      batch_sources=int(c.get("batch_sources", 1)))
     seconds = time.perf_counter() - t0
-    n_gen = write_suite(_root_path(c.outputs.generated), build_suite(sources, followups, only_selected=False,
+    n_gen = write_suite(paths["generated"], build_suite(sources, followups, only_selected=False,
                                                                       full=True),
                         meta={"corpus": c.corpus, "seed": int(c.seed), "M": m_gen, "full": True})
-    write_sources(_root_path(c.outputs.sources), sources, meta={"corpus": c.corpus, "seed": int(c.seed)})
+    write_sources(paths["sources"], sources, meta={"corpus": c.corpus, "seed": int(c.seed)})
     suite = build_suite(sources, followups, only_selected=bool(c.select), M=int(c.M))
-    write_suite(_root_path(c.outputs.suite), suite, meta={"corpus": c.corpus, "seed": int(c.seed),
+    write_suite(paths["suite"], suite, meta={"corpus": c.corpus, "seed": int(c.seed),
                                                            "M": int(c.M)})
     within = [f for fs in followups.values() for f in fs if f.order < int(c.M)]
     n_sel = sum(f.selected for f in within)
@@ -202,7 +183,7 @@ def generate(cfg: Any, tracker: Any) -> dict[str, Any]:
         "lm_texts_scored": getattr(gen.ranker, "texts_scored", 0),
         "candidate_survival": survival(stats), "stats": stats.to_dict(),
     }
-    out_dir = _root_path(c.outputs.metrics_dir)
+    out_dir = paths["metrics"]
     write_json(out_dir / "generation.json", metrics)
     tracker.log_params({"crest.N": c.N, "crest.M": c.M, "crest.seed": c.seed,
                         "crest.proposers": ",".join(c.proposers.enabled), "crest.ranker": bool(c.ranker.enabled)})
@@ -212,55 +193,79 @@ def generate(cfg: Any, tracker: Any) -> dict[str, Any]:
     return metrics
 
 
-def _generation_seconds_per_selected(c: Any) -> float | None:
-    """Generation seconds per selected follow-up, from the generate stage's metrics."""
+
+
+def _system_metrics_path(cfg: Any, system: str) -> Path:
+    return crest_paths(cfg)["metrics"] / "systems" / f"{system}.json"
+
+
+def evaluate_stage(cfg: Any, tracker: Any, item: str) -> dict[str, Any]:
+    """Run system ``item`` on the generated cases within crest.M (selected ones when crest.select);
+    write ``<paths.crest.metrics>/<item>.json`` and the result records ``<paths.crest.results>/<item>.jsonl``."""
+    from lingtest.crest.evaluate import evaluate_system, select_cases, summarize
+    from lingtest.crest.suite import load_cases, load_sources
+    from lingtest.suite.run import write_results
+    from lingtest.systems.factory import build_system
+
+    c = cfg.crest
+    paths = crest_paths(cfg)
+    m = int(c.M)
+    cases = select_cases(load_cases(paths["generated"]), m)  # the file holds up to max(ablation M)
+    used = select_cases(cases, m, bool(c.select))
+    system = build_system(cfg, "coref", item)
+    res = evaluate_system(system, load_sources(paths["sources"]), used, to_plain(c.oracle))
+    row = {"system": item, **summarize(res, m, bool(c.select)), "predict_seconds": round(res.predict_seconds, 2)}
+    row["generated"] = len(cases)  # before selection (only selected pairs were predicted)
+    write_json(_system_metrics_path(cfg, item), row)
+    write_results(paths["results"] / f"{item}.jsonl", res.results,
+                  meta={"technique": "crest", "system": item, "corpus": str(c.corpus)})
+    tracker.set_tags({"system": item, "corpus": str(c.corpus)})
+    tracker.log_metrics(_flat_metrics(f"crest.{item}.", row))
+    tracker.log_artifact(str(_system_metrics_path(cfg, item)))
+    return row
+
+
+def report_stage(cfg: Any, tracker: Any) -> str:
+    """Table 1 over every evaluated system (``crest.systems``), with the generation time per selected
+    follow-up from the generate stage -> ``<paths.crest.metrics>/table1.md``."""
     import json
 
-    p = _root_path(c.outputs.metrics_dir) / "generation.json"
-    if not p.exists():
-        return None
-    return json.loads(p.read_text(encoding="utf-8")).get("seconds_per_selected")
+    from lingtest.crest.report import table1_markdown
+    from lingtest.data.io import atomic_open
+
+    paths = crest_paths(cfg)
+    gen = json.loads((paths["metrics"] / "generation.json").read_text(encoding="utf-8"))
+    rows = []
+    for name in cfg.crest.systems:
+        p = _system_metrics_path(cfg, str(name))
+        if not p.exists():
+            raise MissingResourceError(f"{p} not found: run crest_evaluate@{name} first (dvc repro)")
+        row = json.loads(p.read_text(encoding="utf-8"))
+        if gen.get("seconds_per_selected") is not None:
+            row["seconds_per_selected"] = gen["seconds_per_selected"]
+        rows.append(row)
+    table = table1_markdown(rows)
+    with atomic_open(paths["metrics"] / "table1.md") as fh:
+        fh.write(table)
+    tracker.log_artifact(str(paths["metrics"] / "table1.md"))
+    return table
 
 
-def evaluate(cfg: Any, tracker: Any, item: str | None = None) -> dict[str, dict[str, Any]]:
-    """Run each system (``item`` or ``crest.systems``) on the generated pairs; write
-    ``metrics/crest/<system>.json`` and ``metrics/crest/table1.md``."""
-    c = cfg.crest
-    sources, followups = load_generated(_root_path(c.outputs.generated), _root_path(c.outputs.sources))
-    m = int(c.M)
-    followups = {k: [f for f in v if f.order < m] for k, v in followups.items()}  # the file holds up to max(ablation M)
-    n_generated = sum(len(v) for v in followups.values())
-    oracle = build_oracle(c)
-    names = [item] if item else list(c.systems)
-    out_dir = _root_path(c.outputs.metrics_dir)
-    rows: dict[str, dict[str, Any]] = {}
-    gen_s = _generation_seconds_per_selected(c)
-    for name in names:
-        system = build_system(cfg, name)
-        res = evaluate_system(system, sources, followups, oracle, batch_size=int(c.batch_size),
-                              only_selected=bool(c.select))
-        row = {"system": name, **summarize(res, int(c.M), bool(c.select), gen_s),
-               "predict_seconds": round(res.predict_seconds, 2)}
-        row["generated"] = n_generated  # before selection (only selected pairs were predicted)
-        write_json(out_dir / f"{name}.json", row)
-        tracker.log_metrics(_flat_metrics(f"crest.{name}.", row))
-        tracker.log_artifact(str(out_dir / f"{name}.json"))
-        rows[name] = row
-    with atomic_open(out_dir / ("table1.md" if not item else f"table1.{item}.md")) as fh:
-        fh.write(table1_markdown(list(rows.values())))
-    return rows
-
-
-def ablation(cfg: Any, tracker: Any) -> list[dict[str, Any]]:
+def ablation_stage(cfg: Any, tracker: Any) -> list[dict[str, Any]]:
     """Table 3: every (M, selection) of ``crest.ablation`` from one set of predictions."""
+    from lingtest.crest.evaluate import evaluate_system, summarize
+    from lingtest.crest.report import ablation_markdown, plot_ablation
+    from lingtest.crest.suite import load_cases, load_sources
+    from lingtest.data.io import atomic_open
+    from lingtest.systems.factory import build_system
+
     c = cfg.crest
     a = c.ablation
-    sources, followups = load_generated(_root_path(c.outputs.generated), _root_path(c.outputs.sources))
-    system = build_system(cfg, str(a.system))
-    res = evaluate_system(system, sources, followups, build_oracle(c), batch_size=int(c.batch_size),
-                          only_selected=False)
+    paths = crest_paths(cfg)
+    system = build_system(cfg, "coref", str(a.system))
+    res = evaluate_system(system, load_sources(paths["sources"]), load_cases(paths["generated"]), to_plain(c.oracle))
     rows = [summarize(res, int(m), bool(sel)) for sel in a.select for m in a.M]
-    out_dir = _root_path(c.outputs.metrics_dir)
+    out_dir = paths["metrics"]
     write_json(out_dir / "ablation.json", {"system": str(a.system), "rows": rows})
     with atomic_open(out_dir / "ablation.md") as fh:
         fh.write(ablation_markdown(rows, str(a.system)))

@@ -80,6 +80,15 @@ def write_sources(path: str | Path, sources: Sequence[Source], meta: dict[str, A
     return write_jsonl(path, [s.doc for s in sources], kind="document", meta=meta)
 
 
+def load_sources(path: str | Path) -> list[Source]:
+    """The sources written by :func:`write_sources`, in order."""
+    return [Source.from_document(d) for d in read_jsonl(path, Document.from_dict, kind="document")]
+
+
+def load_cases(path: str | Path) -> list[TestCase]:
+    return list(read_jsonl(path, TestCase.from_dict, kind="testcase"))
+
+
 def load_generated(path: str | Path, sources_path: str | Path | None = None
                    ) -> tuple[list[Source], dict[str, list[FollowUp]]]:
     """Sources and follow-ups back from a file written with ``full=True`` cases; with

@@ -18,16 +18,21 @@ from lingtest.tracking import Tracker
 log = logging.getLogger(__name__)
 
 
-def manifest_path(root: Path, dataset: str) -> Path:
-    return root / "data" / "manifests" / f"{dataset}.json"
+def _path(cfg: Any, key: str) -> Path:
+    p = Path(str(cfg.paths[key]))
+    return p if p.is_absolute() else project_root() / p
 
 
-def prepared_dir(root: Path, dataset: str) -> Path:
-    return root / "data" / "prepared" / dataset
+def manifest_path(cfg: Any, dataset: str) -> Path:
+    return _path(cfg, "manifests") / f"{dataset}.json"
 
 
-def parsed_dir(root: Path, dataset: str) -> Path:
-    return root / "data" / "parsed" / dataset
+def prepared_dir(cfg: Any, dataset: str) -> Path:
+    return _path(cfg, "prepared") / dataset
+
+
+def parsed_dir(cfg: Any, dataset: str) -> Path:
+    return _path(cfg, "parsed") / dataset
 
 
 def configured_mirror(cfg: Any, root: Path) -> Path | None:
@@ -43,10 +48,10 @@ def download_stage(cfg: Any, tracker: Tracker, item: str) -> Manifest:
     root = project_root()
     spec = DatasetSpec.from_config(item, cfg)
     manifest = download(spec, network=bool(cfg.profile.network), mirror=configured_mirror(cfg, root),
-                        raw_dir=root / "data" / "raw")
+                        raw_dir=_path(cfg, "raw"))
     # keep the manifest portable: the root relative to the project when possible
     manifest.root = os.path.relpath(manifest.root, root)
-    write_manifest(manifest_path(root, item), manifest)
+    write_manifest(manifest_path(cfg, item), manifest)
     tracker.set_tags({"dataset": item, "origin": manifest.origin})
     tracker.log_metrics({"files": len(manifest.files)})
     log.info("%s: %d files from the %s (%s)", item, len(manifest.files), manifest.origin, manifest.root)
@@ -56,17 +61,17 @@ def download_stage(cfg: Any, tracker: Tracker, item: str) -> Manifest:
 def prepare_stage(cfg: Any, tracker: Tracker, item: str) -> dict[str, int]:
     """Read every split with the configured reader into ``data/prepared/<item>/<split>.jsonl``."""
     root = project_root()
-    manifest = load_manifest(manifest_path(root, item))
+    manifest = load_manifest(manifest_path(cfg, item))
     if not os.path.isabs(manifest.root):
         manifest.root = str((root / manifest.root).resolve())
-    out = prepared_dir(root, item)
+    out = prepared_dir(cfg, item)
     counts = prepare(manifest, out, configured_mirror(cfg, root),
                      progress=lambda it, desc: progress(it, f"prepare {desc}"))
     # drop files of splits that no longer exist so the output folder matches the config
     for stale in out.glob("*.jsonl"):
         if stale.stem not in counts:
             stale.unlink()
-    write_json(root / "metrics" / "datasets" / f"{item}.json", {"records": counts})
+    write_json(_path(cfg, "dataset_metrics") / f"{item}.json", {"records": counts})
     tracker.log_metrics({f"records.{k}": v for k, v in counts.items()})
     return counts
 
@@ -82,12 +87,12 @@ def parser_from_config(cfg: Any) -> Any:
 def parse_stage(cfg: Any, tracker: Tracker, item: str) -> dict[str, int]:
     """Parse every prepared split of ``item`` into ``data/parsed/<item>/<split>.jsonl``."""
     root = project_root()
-    src = prepared_dir(root, item)
+    src = prepared_dir(cfg, item)
     files = sorted(src.glob("*.jsonl"))
     if not files:
         raise LingtestError(f"no prepared splits for {item!r} in {src}: run the prepare stage first")
     parser = parser_from_config(cfg)
-    out = parsed_dir(root, item)
+    out = parsed_dir(cfg, item)
     counts: dict[str, int] = {}
     sentences = 0
     for path in files:

@@ -44,10 +44,11 @@ class SplitSpec(BaseModel):
 
 
 class SourceSpec(BaseModel):
-    """Canonical source for users with a network."""
+    """Canonical source for users with a network, or a corpus on disk (``kind: local``, ``path``)."""
 
-    model_config = ConfigDict(extra="allow")
-    kind: Literal["url", "hf", "nltk", "none"] = "none"
+    model_config = ConfigDict(extra="forbid")
+    kind: Literal["url", "hf", "nltk", "local", "none"] = "none"
+    path: str | None = None  # local: the corpus folder (relative to the project root, or absolute)
     url: str | None = None
     extra_urls: list[str] = Field(default_factory=list)
     strip_components: int = 0
@@ -66,6 +67,7 @@ class DatasetSpec(BaseModel):
     task: str
     format: str
     record: RecordKind = "document"
+    pipeline: bool = True  # part of `dvc repro` (pipeline.datasets)
     mirror: str | None = None
     source: SourceSpec = Field(default_factory=SourceSpec)
     splits: dict[str, SplitSpec]
@@ -89,7 +91,7 @@ class Manifest(BaseModel):
     """Where a dataset's files are and what they hash to."""
 
     dataset: str
-    origin: Literal["canonical", "mirror"]
+    origin: Literal["canonical", "mirror", "local"]
     root: str
     format: str
     splits: dict[str, SplitSpec]
@@ -223,7 +225,17 @@ def download(spec: DatasetSpec, *, network: bool, mirror: Path | None, raw_dir: 
     """Fetch the canonical source when ``network`` is on (into ``raw_dir/<name>``), else (or on
     failure) use the mirror in place. Raises when neither is available."""
     errors: list[str] = []
-    if network and spec.source.kind != "none":
+    if spec.source.kind == "local":
+        if not spec.source.path:
+            raise InputError(f"dataset {spec.name!r}: a local source needs `path`", field="source.path")
+        from lingtest.paths import project_root
+
+        local = Path(spec.source.path).expanduser()
+        local = local if local.is_absolute() else project_root() / local
+        if not local.is_dir():
+            raise MissingResourceError(f"dataset {spec.name!r}: local source folder {local} not found")
+        return _manifest(spec, "local", local, spec.format, spec.splits, spec.options)
+    if network and spec.source.kind not in ("none", "local"):
         dest = raw_dir / spec.name
         try:
             if dest.exists():

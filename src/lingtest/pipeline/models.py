@@ -16,7 +16,7 @@ def convert_lm_stage(cfg: Any, tracker: Tracker) -> dict[str, Any]:
     lm = cfg.resources.lm
     dest = convert_gguf_model(lm.get("offline_model_dir"), dtype=lm.get("convert_dtype", "bfloat16"))
     info = asdict(conversion_info(dest))  # type: ignore[arg-type]
-    write_json(project_root() / "models" / "lm_conversion.json", info)
+    write_json(project_root() / str(cfg.paths.lm_conversion), info)
     tracker.log_metrics({"conversion_seconds": info["seconds"]})
     tracker.set_tags({"lm_dir": info["dest_dir"]})
     return info

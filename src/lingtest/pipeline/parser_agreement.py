@@ -13,10 +13,10 @@ from lingtest.pipeline.data import parser_from_config, prepared_dir
 from lingtest.tracking import Tracker
 
 
-def agreement_stage(cfg: Any, tracker: Tracker) -> dict[str, Any]:
+def parser_agreement_stage(cfg: Any, tracker: Tracker) -> dict[str, Any]:
     acfg = cfg.parser_agreement
     root = project_root()
-    path = prepared_dir(root, acfg.dataset) / f"{acfg.split}.jsonl"
+    path = prepared_dir(cfg, acfg.dataset) / f"{acfg.split}.jsonl"
     exclude = tuple(acfg.get("exclude_prefixes") or ())
     docs = [d for d in read_jsonl(path, Document.from_dict) if not d.id.startswith(exclude)]
     gold = [s for d in docs for s in d.sentences if s.tree is not None]
@@ -31,7 +31,7 @@ def agreement_stage(cfg: Any, tracker: Tracker) -> dict[str, Any]:
         "scoring": "evalb COLLINS.prm (punctuation by gold tag, ROOT/TOP ignored, ADVP=PRT, function tags stripped)",
         **counts.as_dict(), "parse_seconds": seconds,
     }
-    write_json(root / acfg.output, result)
+    write_json(root / str(cfg.paths.parser_agreement), result)
     tracker.log_metrics({k: v for k, v in result.items() if isinstance(v, (int, float))})
-    tracker.log_artifact(root / acfg.output)
+    tracker.log_artifact(root / str(cfg.paths.parser_agreement))
     return result

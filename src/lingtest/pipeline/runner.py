@@ -42,10 +42,10 @@ def run_stage(stage: str, fn: StageFn, argv: Sequence[str] = ()) -> Any:
     return result
 
 
-def main(stage: str, fn: StageFn) -> None:
+def main(stage: str, fn: StageFn, argv: Sequence[str] | None = None) -> None:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     try:
-        run_stage(stage, fn, sys.argv[1:])
+        run_stage(stage, fn, sys.argv[1:] if argv is None else argv)
     except LingtestError as exc:
         print(f"error in stage {stage}: {exc}", file=sys.stderr)
         sys.exit(2)

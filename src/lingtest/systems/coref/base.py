@@ -1,4 +1,4 @@
-"""The interface every coreference system under test implements, and a caching wrapper.
+"""The coreference task: its protocol (documents -> clusters) and how its inputs and outputs travel.
 
 A system takes tokenised (maybe parsed) :class:`~lingtest.data.model.Document` objects and returns,
 per document, its predicted :class:`~lingtest.data.model.Cluster` list in the input's
@@ -9,30 +9,70 @@ input.
 from __future__ import annotations
 
 import copy
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from collections.abc import Mapping, Sequence
-from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
-from lingtest.data.model import Cluster, Document, Mention
-from lingtest.systems.coref.cache import PredictionCache, prediction_key
+from lingtest.data.model import Cluster, Document, Mention, Sentence, Token
+from lingtest.systems.base import System
+from lingtest.systems.tasks import Task, bad
 
 
-class CorefSystem(ABC):
+class CorefSystem(System[Document, list[Cluster]]):
     """A coreference system: ``predict(docs) -> clusters per doc``."""
 
+    task: ClassVar[str] = "coref"
     name: str = "coref"
 
     @abstractmethod
-    def predict(self, docs: list[Document]) -> list[list[Cluster]]:
+    def predict(self, inputs: list[Document]) -> list[list[Cluster]]:
         """Clusters for each document, in input order, with document-level token offsets."""
 
-    def config(self) -> dict[str, Any]:
-        """Options that change the output (part of the prediction cache key)."""
-        return {}
 
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(name={self.name!r}, config={self.config()!r})"
+class CorefTask(Task):
+    """Inputs are documents (only their tokens and sentence breaks count), outputs cluster lists."""
+
+    name: ClassVar[str] = "coref"
+
+    def key(self, item: Document) -> str:
+        return item.content_hash()
+
+    def encode_input(self, item: Document) -> dict[str, Any]:
+        return {"id": item.key, "sentences": [s.words for s in item.sentences]}
+
+    def decode_input(self, data: Any, where: str = "input") -> Document:
+        if not isinstance(data, dict) or not isinstance(data.get("sentences"), list):
+            raise bad(where, "expected {'id': str, 'sentences': [[token, ...], ...]}")
+        sents = []
+        for i, words in enumerate(data["sentences"]):
+            if not isinstance(words, list) or not words or not all(isinstance(w, str) and w for w in words):
+                raise bad(f"{where}.sentences[{i}]", "expected a non-empty list of non-empty strings")
+            sents.append(Sentence(tokens=[Token(w) for w in words]))
+        return Document(id=str(data.get("id", "")), sentences=sents)
+
+    def encode_output(self, output: Sequence[Cluster]) -> list[list[list[int]]]:
+        return [[[m.start, m.end] for m in c.mentions] for c in output]
+
+    def decode_output(self, data: Any, where: str = "output") -> list[Cluster]:
+        if not isinstance(data, list):
+            raise bad(where, "expected a list of clusters")
+        out = []
+        for i, c in enumerate(data):
+            if not isinstance(c, list):
+                raise bad(f"{where}[{i}]", "expected a list of [start, end] mentions")
+            ms = []
+            for j, m in enumerate(c):
+                if (not isinstance(m, list) or len(m) != 2
+                        or not all(isinstance(v, int) and not isinstance(v, bool) for v in m) or not 0 <= m[0] < m[1]):
+                    raise bad(f"{where}[{i}][{j}]", f"expected [start, end] with 0 <= start < end, got {m!r}")
+                ms.append(Mention(m[0], m[1]))
+            out.append(Cluster(mentions=ms))
+        return out
+
+    def from_payload(self, payload: dict[str, Any]) -> Document:
+        doc = Document.from_dict(payload)
+        doc.clusters = []  # systems never see gold
+        return doc
 
 
 def is_parsed(doc: Document) -> bool:
@@ -98,73 +138,3 @@ def normalise_clusters(clusters: Sequence[Sequence[tuple[int, int]]], *, keep_si
             out.append(Cluster(mentions=ms))
     out.sort(key=lambda c: (c.mentions[0].start, c.mentions[0].end))
     return out
-
-
-class CachedSystem(CorefSystem):
-    """Wraps a system so that the same text (tokens + sentence breaks) is never predicted twice
-    for the same system configuration; CREST runs many near-duplicate documents."""
-
-    def __init__(self, system: CorefSystem, cache_dir: str | Path) -> None:
-        self.system = system
-        self.name = system.name
-        self.cache = PredictionCache(cache_dir)
-        self.hits = 0
-        self.misses = 0
-
-    def config(self) -> dict[str, Any]:
-        return self.system.config()
-
-    def key(self, doc: Document) -> str:
-        return prediction_key(self.system.name, self.system.config(), doc)
-
-    def predict(self, docs: list[Document]) -> list[list[Cluster]]:
-        keys = [self.key(d) for d in docs]
-        results: dict[str, list[Cluster]] = {}
-        todo: dict[str, Document] = {}
-        for k, d in zip(keys, docs, strict=True):
-            if k in results or k in todo:
-                continue
-            hit = self.cache.get(k)
-            if hit is None:
-                todo[k] = d
-            else:
-                results[k] = hit
-                self.hits += 1
-        if todo:
-            preds = self.system.predict(list(todo.values()))
-            for k, clusters in zip(todo, preds, strict=True):
-                self.cache.put(k, clusters)
-                results[k] = clusters
-                self.misses += 1
-        return [[Cluster(mentions=list(c.mentions), id=c.id) for c in results[k]] for k in keys]
-
-
-def make_system(name: str, systems_cfg: Mapping[str, Any] | None = None, *, cache: bool | None = None,
-                cache_dir: str | Path | None = None) -> CorefSystem:
-    """A system from the ``systems`` config group (``conf/systems/default.yaml``): its options are
-    ``systems_cfg[name]``; with ``cache`` (default: the config's ``cache``) it is wrapped in a
-    :class:`CachedSystem` under ``cache_dir`` (default: the config's, else
-    ``<lingtest cache>/coref_predictions``). Accepts a plain dict or an OmegaConf node."""
-    from lingtest.systems import get_system
-
-    cfg: dict[str, Any] = {}
-    if systems_cfg is not None:
-        try:
-            from omegaconf import DictConfig, OmegaConf
-
-            if isinstance(systems_cfg, DictConfig):
-                systems_cfg = OmegaConf.to_container(systems_cfg, resolve=True)  # type: ignore[assignment]
-        except ImportError:  # pragma: no cover - omegaconf is a dependency
-            pass
-        cfg = dict(systems_cfg)  # type: ignore[arg-type]
-    options = dict(cfg.get(name) or {})
-    system = get_system(name, **options)
-    use_cache = cfg.get("cache", False) if cache is None else cache
-    if not use_cache:
-        return system
-    where = cache_dir or cfg.get("cache_dir")
-    if not where:
-        from lingtest.paths import cache_dir as lingtest_cache
-
-        where = lingtest_cache() / "coref_predictions"
-    return CachedSystem(system, where)

@@ -49,7 +49,7 @@ class FastCorefSystem(CorefSystem):
     name = "fastcoref"
 
     def __init__(self, model: str = "FCoref", model_path: str | None = None, device: str = "auto",
-                 max_tokens_in_batch: int = 10000, keep_singletons: bool = False, **_ignored: Any) -> None:
+                 max_tokens_in_batch: int = 10000, keep_singletons: bool = False) -> None:
         if model not in MODELS:
             raise ValueError(f"fastcoref model must be one of {sorted(MODELS)}, not {model!r}")
         self.model = model

@@ -47,7 +47,7 @@ class MaverickSystem(CorefSystem):
     name = "maverick"
 
     def __init__(self, model: str = "sapienzanlp/maverick-mes-ontonotes", device: str = "auto",
-                 singletons: bool = False, keep_singletons: bool = False, **_ignored: Any) -> None:
+                 singletons: bool = False, keep_singletons: bool = False) -> None:
         self.model = model
         self.device = device
         self.singletons = bool(singletons)

@@ -120,8 +120,7 @@ class SieveResolver(CorefSystem):
                  remove_constructs: bool = True, max_pronoun_distance: int = 3,
                  max_sentence_distance: int | None = None, use_wordnet: bool = True,
                  parser: str = "spacy", parser_options: dict[str, Any] | None = None,
-                 animacy_lexicon: F.AnimacyLexicon | None = None, progress: bool = False,
-                 **_ignored: Any) -> None:
+                 animacy_lexicon: F.AnimacyLexicon | None = None, progress: bool = False) -> None:
         self.sieves = tuple(sieves) if sieves is not None else DEFAULT_SIEVES
         unknown = [s for s in self.sieves if s not in SIEVES]
         if unknown:

@@ -155,8 +155,7 @@ class XrennerSystem(CorefSystem):
     def __init__(self, model: str = "eng", rule_based: bool = True, no_seq: bool = True,
                  keep_singletons: bool = False, parser: str = "spacy",
                  parser_options: dict[str, Any] | None = None, on_error: str = "empty",
-                 force_single_type_chains: bool | None = False, progress: bool = False,
-                 **_ignored: Any) -> None:
+                 force_single_type_chains: bool | None = False, progress: bool = False) -> None:
         if on_error not in ("raise", "empty"):
             raise ValueError(f"on_error must be 'raise' or 'empty', not {on_error!r}")
         self.model = model

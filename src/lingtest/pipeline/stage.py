@@ -1,0 +1,48 @@
+"""The one entry point of every DVC stage: ``python -m lingtest.pipeline.stage NAME [ITEM] [key=value ...]``.
+
+:data:`STAGES` maps each DVC stage name (the part before ``@``) to its body, ``module:function``.
+Naming convention: a stage ``<technique>_<step>`` is ``lingtest.<technique>.stages:<step>_stage``;
+the data stages of the shared glue live in ``lingtest.pipeline``. A body takes ``(cfg, tracker)``, plus
+``item`` for ``foreach`` stages. ``tests/core/test_pipeline_deps.py`` derives every stage's import
+closure from this table and fails when ``dvc.yaml`` misses a module.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from lingtest.registry import Registry
+
+STAGES: Registry = Registry("stage")
+for _name, _target in {
+    "download": "lingtest.pipeline.data:download_stage",
+    "prepare": "lingtest.pipeline.data:prepare_stage",
+    "parse": "lingtest.pipeline.data:parse_stage",
+    "parser_agreement": "lingtest.pipeline.parser_agreement:parser_agreement_stage",
+    "convert_lm": "lingtest.pipeline.models:convert_lm_stage",
+    "adversarial_generate": "lingtest.adversarial.stages:generate_stage",
+    "adversarial_overlap": "lingtest.adversarial.stages:overlap_stage",
+    "adversarial_score": "lingtest.adversarial.stages:score_stage",
+    "adversarial_report": "lingtest.adversarial.stages:report_stage",
+    "crest_generate": "lingtest.crest.stages:generate_stage",
+    "crest_evaluate": "lingtest.crest.stages:evaluate_stage",
+    "crest_report": "lingtest.crest.stages:report_stage",
+    "crest_ablation": "lingtest.crest.stages:ablation_stage",
+}.items():
+    STAGES.register_lazy(_name, _target)
+
+
+def main(argv: list[str] | None = None) -> None:
+    from lingtest.pipeline.runner import main as run_main
+
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args:
+        print(f"usage: python -m lingtest.pipeline.stage NAME [ITEM] [key=value ...]; stages: {', '.join(STAGES)}",
+              file=sys.stderr)
+        sys.exit(2)
+    name = args.pop(0)
+    run_main(name, STAGES.get(name), args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""S2LCT: capability-based test generation (Yang et al.)"""

@@ -1,0 +1,45 @@
+"""What every system under test is, whatever its task.
+
+A system belongs to one task (:mod:`lingtest.systems.tasks`): it takes a batch of that task's inputs
+and returns one output per input, in order. ``config()`` holds the options that change its output and
+``version`` the version of its code or model; both are part of the prediction cache key, so a cached
+prediction is only ever reused for the same system, options, version and input.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from typing import Any, ClassVar, Generic, TypeVar
+
+In = TypeVar("In")
+Out = TypeVar("Out")
+
+
+class System(ABC, Generic[In, Out]):
+    """A system under test: ``predict(inputs) -> outputs`` (same length, same order)."""
+
+    #: the task name (a key of :data:`lingtest.systems.tasks.TASKS`)
+    task: ClassVar[str]
+    #: bump when the code or model changes what the system predicts (invalidates cached predictions)
+    version: ClassVar[str] = "1"
+    name: str = "system"
+
+    @abstractmethod
+    def predict(self, inputs: list[In]) -> list[Out]:
+        """One output per input, in input order."""
+
+    def config(self) -> dict[str, Any]:
+        """Options that change the output (part of the prediction cache key)."""
+        return {}
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.name!r}, config={self.config()!r})"
+
+
+def check_batch(system: System[Any, Any], inputs: Sequence[Any], outputs: Sequence[Any]) -> None:
+    """A system must return exactly one output per input."""
+    from lingtest.errors import SystemFailure
+
+    if len(outputs) != len(inputs):
+        raise SystemFailure(f"system {system.name!r} returned {len(outputs)} predictions for {len(inputs)} inputs")

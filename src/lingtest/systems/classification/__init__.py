@@ -1,0 +1,1 @@
+"""Text classifiers under test (texts -> label probabilities): sentiment, hate speech."""

@@ -1,0 +1,1 @@
+"""Contrastive MT scorers under test (source, context, candidates -> log-probabilities)."""

@@ -1,0 +1,1 @@
+"""Named-entity recognition systems under test (token sentences -> entity spans)."""

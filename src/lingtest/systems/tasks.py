@@ -1,0 +1,73 @@
+"""Tasks of systems under test, and how their inputs and outputs travel.
+
+A :class:`Task` knows, for its kind of system, how to hash an input (the prediction cache key), how
+to write inputs and outputs as JSON (the prediction cache and predictions files) and how to read them
+back with validation, and how to turn a :class:`~lingtest.data.model.TestCase` payload into a system
+input. Everything generic (cache, predictions files, the suite runner) goes through it, so a new task
+is one module with a protocol and a task object.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from abc import ABC, abstractmethod
+from typing import Any, ClassVar
+
+from lingtest.errors import InputError
+from lingtest.registry import Registry
+
+
+def content_key(*parts: Any) -> str:
+    """sha256 over the canonical JSON of ``parts``."""
+    blob = json.dumps(parts, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+class Task(ABC):
+    """How inputs and outputs of one task are keyed, written and read."""
+
+    name: ClassVar[str]
+
+    @abstractmethod
+    def key(self, item: Any) -> str:
+        """A hash of everything in ``item`` that a system may read."""
+
+    @abstractmethod
+    def encode_input(self, item: Any) -> Any:
+        """``item`` as JSON (what a predictions file shows as ``input``)."""
+
+    @abstractmethod
+    def decode_input(self, data: Any, where: str = "input") -> Any:
+        """The inverse of :meth:`encode_input`, validated."""
+
+    @abstractmethod
+    def encode_output(self, output: Any) -> Any:
+        """An output as JSON."""
+
+    @abstractmethod
+    def decode_output(self, data: Any, where: str = "output") -> Any:
+        """The inverse of :meth:`encode_output`; raises :class:`InputError` on a malformed value."""
+
+    @abstractmethod
+    def from_payload(self, payload: dict[str, Any]) -> Any:
+        """The system input held by a test case's ``source`` or ``followup`` payload."""
+
+    def summary(self, output: Any) -> Any:
+        """A compact JSON view of an output for result records (default: the encoded output)."""
+        return self.encode_output(output)
+
+
+def bad(where: str, message: str) -> InputError:
+    return InputError(message, field=where)
+
+
+TASKS: Registry = Registry("task")
+TASKS.register_lazy("coref", "lingtest.systems.coref.base:CorefTask")
+TASKS.register_lazy("ner", "lingtest.systems.ner.base:NERTask")
+TASKS.register_lazy("classification", "lingtest.systems.classification.base:ClassificationTask")
+TASKS.register_lazy("contrastive", "lingtest.systems.contrastive.base:ContrastiveTask")
+
+
+def get_task(name: str) -> Task:
+    return TASKS.get(name)()
