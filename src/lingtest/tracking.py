@@ -1,21 +1,45 @@
 """Experiment tracking: every stage run logs its resolved config (flattened), metrics and key
-artifacts to MLflow, tagged with the git commit and the DVC stage.
+artifacts to MLflow, tagged with the git commit, the DVC stage and the resolved environment
+(:func:`lingtest.environment.describe`: package versions, CPU/GPU, torch threads; ``env.*`` tags).
 
 The default store is embedded and local: SQLite at ``<project>/mlruns/mlflow.db`` with artifacts
 under ``<project>/mlruns/artifacts`` (git-ignored). ``MLFLOW_TRACKING_URI`` (or ``tracking.uri`` in
 the config) points it elsewhere, e.g. at a server.
+
+Nothing leaves the machine unasked: a run switches MLflow's and the other libraries' telemetry off
+(:mod:`lingtest.telemetry`), and hub look-ups too when ``profile.network`` is false.
+
+No run stays RUNNING after its process is gone: a run ends FINISHED, FAILED (the stage raised or the
+process exits with the run open) or KILLED (SIGTERM or SIGINT: the run is ended, then the signal takes
+its usual course). A run records its process (``lingtest.host``, ``lingtest.pid``,
+``lingtest.proc_start``), so that a run whose process died without a word (SIGKILL, power loss) is
+marked KILLED by the next run on the same host and store.
 """
 
 from __future__ import annotations
 
+import atexit
 import json
+import logging
 import math
 import os
-import subprocess
-from collections.abc import Iterator, Mapping
+import signal
+import socket
+import sys
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
+from types import FrameType
 from typing import Any, Protocol
+
+from lingtest.environment import as_tags, describe, git_commit, torch_runtime
+from lingtest.telemetry import network_allowed, quiet_libraries
+
+__all__ = ["MlflowTracker", "NullTracker", "Tracker", "default_tracking_uri", "flatten", "git_commit",
+           "mark_stale_runs_killed", "numeric_metrics", "process_alive", "tracked_run"]
+
+log = logging.getLogger("lingtest")
 
 MAX_PARAM_LEN = 6000  # MLflow's limit on a parameter value
 
@@ -108,53 +132,252 @@ def numeric_metrics(metrics: Mapping[str, Any], prefix: str = "") -> dict[str, f
     return out
 
 
-def git_commit(cwd: str | Path | None = None) -> tuple[str, bool]:
-    """(HEAD commit, working tree dirty?) or ("unknown", False) outside git."""
-    try:
-        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True,
-                              check=True).stdout.strip()
-        dirty = bool(subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=cwd,
-                                    capture_output=True, text=True, check=True).stdout.strip())
-        return head, dirty
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown", False
-
-
 def default_tracking_uri(root: Path) -> str:
     return f"sqlite:///{(root / 'mlruns' / 'mlflow.db').resolve()}"
+
+
+
+
+# ---------------------------------------------------------------------------------------------------
+# the process behind a run
+
+TAG_HOST = "lingtest.host"
+TAG_PID = "lingtest.pid"
+TAG_PROC_START = "lingtest.proc_start"
+TAG_ENDED_BY = "lingtest.ended_by"
+
+
+@dataclass(frozen=True)
+class ProcessId:
+    """A process, told apart from a later one that reuses its pid by its start time (clock ticks
+    since boot, Linux; empty elsewhere)."""
+
+    host: str
+    pid: int
+    start: str
+
+    def tags(self) -> dict[str, str]:
+        return {TAG_HOST: self.host, TAG_PID: str(self.pid), TAG_PROC_START: self.start}
+
+
+def this_process() -> ProcessId:
+    return ProcessId(socket.gethostname(), os.getpid(), process_start(os.getpid()))
+
+
+def process_start(pid: int) -> str:
+    """Start time of ``pid`` in clock ticks since boot (``/proc/<pid>/stat`` field 22); "" when unknown."""
+    stat = _proc_stat(pid)
+    return stat[19] if stat and len(stat) > 19 else ""
+
+
+def _proc_stat(pid: int) -> list[str] | None:
+    """Fields of ``/proc/<pid>/stat`` after the command name (state first), None when unreadable."""
+    try:
+        raw = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return None
+    return raw[raw.rfind(")") + 2:].split()
+
+
+def process_alive(pid: int, start: str = "") -> bool:
+    """Whether process ``pid`` (on this host) still runs: not gone, not a zombie, and, when ``start``
+    is known, not a later process that reuses the pid."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass  # exists, owned by someone else
+    stat = _proc_stat(pid)
+    if stat is None:
+        return True  # no /proc: trust kill(0)
+    if stat[0] in ("Z", "X"):
+        return False
+    return not (start and len(stat) > 19 and stat[19] != start)
+
+
+def stale_run_ids(runs: list[Any], host: str, alive: Callable[[int, str], bool]) -> list[str]:
+    """Ids of the RUNNING runs among ``runs`` (MLflow ``Run`` objects) that were started by a process
+    on ``host`` that no longer runs. Runs of other hosts, or without a recorded process, are left
+    alone: whether they still run cannot be told from here."""
+    out: list[str] = []
+    for run in runs:
+        tags = run.data.tags
+        if run.info.status != "RUNNING" or tags.get(TAG_HOST) != host:
+            continue
+        try:
+            pid = int(tags.get(TAG_PID, ""))
+        except ValueError:
+            continue
+        if not alive(pid, tags.get(TAG_PROC_START, "")):
+            out.append(run.info.run_id)
+    return out
+
+
+def mark_stale_runs_killed(client: Any, me: ProcessId, alive: Callable[[int, str], bool] = process_alive
+                           ) -> list[str]:
+    """Mark KILLED every RUNNING run of the store behind ``client`` (all experiments) whose process on
+    this host is gone; returns their ids."""
+    from mlflow.entities import ViewType
+
+    killed: list[str] = []
+    for exp in client.search_experiments(view_type=ViewType.ALL):
+        runs = client.search_runs([exp.experiment_id], filter_string="attributes.status = 'RUNNING'",
+                                  run_view_type=ViewType.ALL, max_results=1000)
+        for run_id in stale_run_ids(list(runs), me.host, alive):
+            client.set_tag(run_id, TAG_ENDED_BY, f"stale: its process was gone when process {me.pid} "
+                                                 f"on {me.host} started a run")
+            client.set_terminated(run_id, status="KILLED")
+            killed.append(run_id)
+    if killed:
+        log.warning("marked %d stale MLflow run(s) KILLED (their processes are gone): %s", len(killed),
+                    ", ".join(killed))
+    return killed
+
+
+class RunGuard:
+    """Ends an MLflow run when its process is told to stop: SIGTERM and SIGINT end it KILLED and then
+    take their previous course (the default handler's death by signal, KeyboardInterrupt, or the
+    handler that was installed); a process that exits with the run still open ends it FAILED. Handlers
+    are installed only from the main thread and restored on exit."""
+
+    SIGNALS = (signal.SIGTERM, signal.SIGINT)
+
+    def __init__(self, end: Callable[[str, str], None]) -> None:
+        self._end = end  # end(status, reason)
+        self.ended: str | None = None
+        self._previous: dict[int, Any] = {}
+
+    def end(self, status: str, reason: str, *, quiet: bool = True) -> None:
+        """End the run once (later calls do nothing); ``quiet``: log a failure to reach the store
+        instead of raising (a signal or the exit must take its course anyway)."""
+        if self.ended is not None:
+            return
+        self.ended = status
+        try:
+            self._end(status, reason)
+        except Exception:
+            if not quiet:
+                raise
+            log.exception("could not end the MLflow run as %s", status)
+
+    def _on_signal(self, signum: int, frame: FrameType | None) -> None:
+        name = signal.Signals(signum).name
+        self.end("KILLED", f"signal {name}")
+        previous = self._previous.get(signum, signal.SIG_DFL)
+        self.uninstall()
+        if callable(previous):
+            previous(signum, frame)
+        elif previous == signal.SIG_DFL:
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+
+    def _at_exit(self) -> None:
+        self.end("FAILED", "the process exited with the run open")
+
+    def install(self) -> None:
+        atexit.register(self._at_exit)
+        if sys.platform == "win32":
+            return
+        import threading
+
+        if threading.current_thread() is not threading.main_thread():
+            return
+        for sig in self.SIGNALS:
+            previous = signal.getsignal(sig)
+            if previous in (signal.SIG_IGN, None):
+                continue  # ignored (e.g. SIGINT of a background job) or set outside Python: leave it
+            self._previous[sig] = previous
+            signal.signal(sig, self._on_signal)
+
+    def uninstall(self) -> None:
+        atexit.unregister(self._at_exit)
+        for sig, previous in self._previous.items():
+            if signal.getsignal(sig) == self._on_signal:
+                signal.signal(sig, previous)
+        self._previous = {}
+
+
+def end_status(exc: BaseException | None) -> str:
+    """MLflow run status for a stage body that ended with ``exc`` (None: normally)."""
+    if exc is None:
+        return "FINISHED"
+    if isinstance(exc, KeyboardInterrupt):
+        return "KILLED"
+    if isinstance(exc, SystemExit) and exc.code in (None, 0):
+        return "FINISHED"
+    return "FAILED"
+
+
+# ---------------------------------------------------------------------------------------------------
 
 
 @contextmanager
 def tracked_run(stage: str, config: Mapping[str, Any], *, root: Path, uri: str | None = None,
                 experiment: str = "lingtest", enabled: bool = True) -> Iterator[Tracker]:
-    """Open an MLflow run for one stage execution; logs the flattened config and tags."""
+    """Open an MLflow run for one stage execution; logs the flattened config and tags it with the
+    stage, the git commit and the environment. Telemetry is off while it is open (and hub requests
+    when ``config['profile']['network']`` is not true)."""
     if not enabled:
-        tracker = NullTracker()
-        tracker.log_params(config)
-        yield tracker
+        null = NullTracker()
+        null.log_params(config)
+        null.set_tags(as_tags(describe(root, load_torch=False)))
+        yield null
         return
-    os.environ.setdefault("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", "false")
-    import logging
+    with quiet_libraries(offline=not network_allowed(config)):
+        os.environ.setdefault("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", "false")
+        import mlflow
+        from mlflow.tracking import MlflowClient
 
-    import mlflow
-
-    logging.getLogger("mlflow").setLevel(logging.WARNING)
-    logging.getLogger("alembic").setLevel(logging.WARNING)
-    tracking_uri = uri or os.environ.get("MLFLOW_TRACKING_URI") or default_tracking_uri(root)
-    if tracking_uri.startswith("sqlite:///"):
-        Path(tracking_uri[len("sqlite:///"):]).parent.mkdir(parents=True, exist_ok=True)
-    mlflow.set_tracking_uri(tracking_uri)
-    if mlflow.get_experiment_by_name(experiment) is None:
-        artifact_location = None
+        logging.getLogger("mlflow").setLevel(logging.WARNING)
+        logging.getLogger("alembic").setLevel(logging.WARNING)
+        tracking_uri = uri or os.environ.get("MLFLOW_TRACKING_URI") or default_tracking_uri(root)
         if tracking_uri.startswith("sqlite:///"):
-            artifact_location = (root / "mlruns" / "artifacts").resolve().as_uri()
-        mlflow.create_experiment(experiment, artifact_location=artifact_location)
-    mlflow.set_experiment(experiment)
-    commit, dirty = git_commit(root)
-    # start_run's context manager marks the run FAILED when the stage raises
-    with mlflow.start_run(run_name=stage):
+            Path(tracking_uri[len("sqlite:///"):]).parent.mkdir(parents=True, exist_ok=True)
+        mlflow.set_tracking_uri(tracking_uri)
+        client = MlflowClient(tracking_uri=tracking_uri)
+        me = this_process()
+        mark_stale_runs_killed(client, me)
+        if mlflow.get_experiment_by_name(experiment) is None:
+            artifact_location = None
+            if tracking_uri.startswith("sqlite:///"):
+                artifact_location = (root / "mlruns" / "artifacts").resolve().as_uri()
+            mlflow.create_experiment(experiment, artifact_location=artifact_location)
+        mlflow.set_experiment(experiment)
+        env = describe(root, load_torch=False)
+        commit, dirty = env["git"]["commit"], env["git"]["dirty"]
+        run = mlflow.start_run(run_name=stage, tags=me.tags())  # the process is on record from the start
+        run_id = run.info.run_id
+
+        def end(status: str, reason: str) -> None:
+            if reason:
+                client.set_tag(run_id, TAG_ENDED_BY, reason)
+            active = mlflow.active_run()
+            if active is not None and active.info.run_id == run_id:
+                mlflow.end_run(status=status)  # also takes it off MLflow's stack of active runs
+            else:
+                client.set_terminated(run_id, status=status)
+
+        guard = RunGuard(end)
+        guard.install()
         tracker = MlflowTracker(mlflow)
-        tracker.set_tags({"git_commit": commit, "git_dirty": dirty, "dvc_stage": stage,
-                          "mlflow.source.git.commit": commit})
-        tracker.log_params(config)
-        yield tracker
+        failure: BaseException | None = None
+        try:
+            tracker.set_tags({"git_commit": commit, "git_dirty": dirty, "dvc_stage": stage,
+                              "mlflow.source.git.commit": commit, **as_tags(env)})
+            tracker.log_params(config)
+            yield tracker
+        except BaseException as exc:
+            failure = exc
+            raise
+        finally:
+            guard.uninstall()
+            try:
+                if "torch" in sys.modules and guard.ended is None:  # the stage loaded torch
+                    tracker.set_tags(as_tags({"torch": torch_runtime(load=False)}))
+            finally:
+                status = end_status(failure)
+                reason = "" if status == "FINISHED" else f"the stage raised {type(failure).__name__}"
+                guard.end(status, reason, quiet=False)

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lingtest.adversarial.perturbations import ALL_SCHEMES, PERTURBATIONS, group_of, make_perturbation
+from lingtest.adversarial.perturbations import PERTURBATIONS, group_of, groups, make_perturbation, options_of
 from lingtest.adversarial.perturbations.visual import visual_neighbours
 
 LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -25,11 +25,15 @@ def _names_letter(ch: str, letter: str) -> bool:
     return re.search(rf"\b{case}(?: LETTER)? {letter.upper()}(?: WITH .+)?$", name) is not None
 
 
-def test_registry_has_the_six_schemes():
-    assert set(ALL_SCHEMES) <= set(PERTURBATIONS.names())
-    for name in ALL_SCHEMES:
+def test_registry_has_the_six_schemes_with_groups_and_options_from_their_classes():
+    assert groups() == {"alpha": ("delete", "swap", "visual"), "beta": ("hypernym", "hyponym", "synonym")}
+    for name in PERTURBATIONS.names():
         p = PERTURBATIONS.get(name)
         assert p.name == name and p.group == group_of(name)
+    acfg = {"orthographic": {"min_length": 5}, "visual": {"scripts": ["LATIN"]}, "lexical": {"window": 3}}
+    assert options_of("visual", acfg) == {"min_length": 5, "scripts": ["LATIN"]}
+    assert options_of("swap", acfg) == {"min_length": 5} and options_of("hyponym", acfg) == {"window": 3}
+    assert group_of("mixed") is None
 
 
 @settings(max_examples=300, deadline=None)

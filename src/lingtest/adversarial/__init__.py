@@ -16,9 +16,9 @@ from lingtest.adversarial.apply import (
     replace_tokens,
     strip_annotations,
 )
-from lingtest.adversarial.perturbations import ALL_SCHEMES, GROUPS, PERTURBATIONS, make_perturbation
+from lingtest.adversarial.perturbations import PERTURBATIONS, groups, make_perturbation
 
 __all__ = [
-    "ALL_SCHEMES", "GROUPS", "PERTURBATIONS", "Change", "DocumentPerturber", "adversarial_training_set",
+    "PERTURBATIONS", "groups", "Change", "DocumentPerturber", "adversarial_training_set",
     "document_rng", "make_perturbation", "replace_tokens", "strip_annotations",
 ]

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from lingtest.adversarial.perturbations import GROUPS
+from lingtest.adversarial.perturbations import groups as scheme_groups
 from lingtest.data.model import Cluster, clusters_as_spans
 
 CONLL_METRICS: tuple[str, ...] = ("muc", "bcub", "ceafe")
@@ -46,10 +46,11 @@ def score_corpus(keys: Sequence[Sequence[Cluster]], responses: Sequence[Sequence
 
 
 def table3_row(conll_by_set: Mapping[str, float], clean: str = "clean",
-               groups: Mapping[str, Sequence[str]] = GROUPS) -> dict[str, float]:
+               groups: Mapping[str, Sequence[str]] | None = None) -> dict[str, float]:
     """Paper Table 3 columns from CoNLL F1 per set: ``clean``, ``avg``/``avg_delta`` over every
     scheme of ``groups`` present, ``<group>``/``<group>_delta`` per group. Sets missing from
     ``conll_by_set`` are skipped; a group with none present is omitted."""
+    groups = scheme_groups() if groups is None else groups
     row: dict[str, float] = {}
     base = conll_by_set.get(clean)
     if base is not None:

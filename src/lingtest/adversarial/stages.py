@@ -22,8 +22,13 @@ from pathlib import Path
 from typing import Any
 
 from lingtest.adversarial.apply import Change, DocumentPerturber, adversarial_training_set, strip_annotations
-from lingtest.adversarial.overlap import changed_mention_share, changed_token_map, mention_overlap, mention_strings
-from lingtest.adversarial.perturbations import GROUPS, group_of
+from lingtest.adversarial.overlap import (
+    changed_mention_share,
+    changed_token_map,
+    mention_overlap,
+    mention_strings,
+)
+from lingtest.adversarial.perturbations import group_of, groups, options_of
 from lingtest.config import to_plain
 from lingtest.data import Document, read_jsonl, write_json, write_jsonl
 from lingtest.data.model import Provenance, TestCase
@@ -51,29 +56,19 @@ def dataset_name(cfg: Any) -> str:
     return ds if isinstance(ds, str) else str(ds.name)
 
 
-def scheme_options(acfg: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    """Constructor options per scheme from the config groups ``orthographic``, ``visual``, ``lexical``."""
-    ortho = dict(acfg.get("orthographic") or {})
-    lex = dict(acfg.get("lexical") or {})
-    visual = {**ortho, **dict(acfg.get("visual") or {})}
-    return {"swap": ortho, "delete": ortho, "visual": visual,
-            "synonym": lex, "hyponym": lex, "hypernym": lex}
-
-
 def build_perturber(acfg: Mapping[str, Any], set_name: str, perturbations: Mapping[str, Any] | None = None) -> DocumentPerturber:
     """The perturber of one configured set (a scheme name or ``mixed``)."""
-    options = scheme_options(acfg)
     if set_name == "mixed":
-        mixed = dict(acfg.get("mixed") or {})
-        schemes: Any = dict(mixed.get("schemes") or {})
-        retry = bool(mixed.get("retry", False))
+        mixed = dict(acfg["mixed"])
+        schemes: Any = dict(mixed["schemes"])
+        retry = bool(mixed["retry"])
     else:
         schemes, retry = set_name, False
     names = [schemes] if isinstance(schemes, str) else list(schemes)
     shared = dict(perturbations or {})
-    return DocumentPerturber(schemes=schemes, p=float(acfg.get("p", 0.5)), seed=int(acfg.get("seed", 0)),
-                             name=set_name, consistency=str(acfg.get("consistency", "token")), retry=retry,
-                             options={n: options.get(n, {}) for n in names},
+    return DocumentPerturber(schemes=schemes, p=float(acfg["p"]), seed=int(acfg["seed"]),
+                             name=set_name, consistency=str(acfg["consistency"]), retry=retry,
+                             options={n: options_of(n, dict(acfg)) for n in names},
                              perturbations={n: shared[n] for n in names if n in shared})
 
 
@@ -152,11 +147,11 @@ def generate_stage(cfg: Any, tracker: Any) -> dict[str, dict[str, int]]:
     split; returns changes per set/split."""
     paths = adversarial_paths(cfg)
     acfg = adversarial_config(cfg)
-    test_split = str(acfg.get("test_split", "test"))
+    test_split = str(acfg["test_split"])
     cases: list[TestCase] = []
     dataset = dataset_name(cfg)
-    strip = bool(acfg.get("strip_annotations", True))
-    sets = [str(s) for s in acfg.get("sets", [])]
+    strip = bool(acfg["strip_annotations"])
+    sets = [str(s) for s in acfg["sets"]]
     tracker.log_params({f"adversarial.{k}": v for k, v in acfg.items() if not isinstance(v, dict | list)})
     shared: dict[str, Any] = {}  # one instance per scheme, so Lesk caches serve every set
     perturbers = {}
@@ -164,8 +159,8 @@ def generate_stage(cfg: Any, tracker: Any) -> dict[str, dict[str, int]]:
         perturbers[s] = build_perturber(acfg, s, shared)
         shared.update(perturbers[s]._impl)
     summary: dict[str, dict[str, int]] = {}
-    for split in acfg.get("splits", ["train", "dev", "test"]):
-        docs = load_docs(input_path(cfg, dataset, split, str(acfg.get("input", "auto"))))
+    for split in acfg["splits"]:
+        docs = load_docs(input_path(cfg, dataset, split, str(acfg["input"])))
         clean = [strip_annotations(d) for d in docs] if strip else docs
         write_set(set_dir(paths["sets"], CLEAN), split, clean, {"dataset": dataset, "set": CLEAN})
         for s in sets:
@@ -215,7 +210,7 @@ def compute_overlap(train: Mapping[str, list[Document]], test: Mapping[str, list
             if s in train:
                 entry["test_vs_perturbed_train"] = mention_overlap(train[s], docs, lowercase, changed=cmap).to_dict()
         out["sets"][s] = entry
-    for g, members in GROUPS.items():
+    for g, members in groups().items():
         present = [s for s in members if s in out["sets"]]
         if present:
             out["groups"][g] = {
@@ -245,9 +240,9 @@ def overlap_stage(cfg: Any, tracker: Any) -> dict[str, Any]:
     paths = adversarial_paths(cfg)
     acfg = adversarial_config(cfg)
     dataset = dataset_name(cfg)
-    ocfg = dict(acfg.get("overlap") or {})
-    test_split = str(acfg.get("test_split", "test"))
-    names = [CLEAN, *[str(s) for s in acfg.get("sets", [])]]
+    ocfg = dict(acfg["overlap"])
+    test_split = str(acfg["test_split"])
+    names = [CLEAN, *[str(s) for s in acfg["sets"]]]
     train: dict[str, list[Document]] = {}
     test: dict[str, list[Document]] = {}
     changes: dict[str, list[Change]] = {}
@@ -262,8 +257,8 @@ def overlap_stage(cfg: Any, tracker: Any) -> dict[str, Any]:
             train[s] = load_docs(d / "train.jsonl")
     if CLEAN not in train:
         raise LingtestError(f"no clean train split under {set_dir(paths['sets'], CLEAN)}: add train to adversarial.splits")
-    out = compute_overlap(train, test, changes, lowercase=bool(ocfg.get("lowercase", False)),
-                          at_ratio=float(ocfg.get("adversarial_train_ratio", 0.5)), seed=int(acfg.get("seed", 0)))
+    out = compute_overlap(train, test, changes, lowercase=bool(ocfg["lowercase"]),
+                          at_ratio=float(ocfg["adversarial_train_ratio"]), seed=int(acfg["seed"]))
     out["dataset"] = dataset
     out["test_split"] = test_split
     write_json(paths["metrics"] / "overlap.json", out)

@@ -66,7 +66,7 @@ def build_ranker(cfg: Any, scorer: Any = None) -> LMRanker | None:
         scorer = scorer_from_config(res)
     return LMRanker(scorer, threshold=float(rc.threshold), include_original=bool(rc.include_original),
                     filter_sources=list(rc.filter_sources), window=rc.get("window"),
-                    left_window=rc.get("left_window"), shared_prefix=bool(rc.get("shared_prefix", True)))
+                    left_window=rc.get("left_window"), shared_prefix=bool(rc.shared_prefix))
 
 
 def build_generator(cfg: Any, parser: Any, proposers: Sequence[Any], ranker: Any, M: int) -> Generator:
@@ -159,7 +159,7 @@ def generate_stage(cfg: Any, tracker: Any) -> dict[str, Any]:
     m_gen = max([int(c.M), *[int(m) for m in c.ablation.M]])
     gen = build_generator(cfg, parser, build_proposers(c), build_ranker(cfg), m_gen)
     followups, stats = generate_all(sources, gen, select=bool(c.select),
-                                     batch_sources=int(c.get("batch_sources", 1)))
+                                     batch_sources=int(c.batch_sources))
     seconds = time.perf_counter() - t0
     n_gen = write_suite(paths["generated"], build_suite(sources, followups, only_selected=False,
                                                                       full=True),

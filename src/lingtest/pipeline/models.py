@@ -3,20 +3,22 @@ offline language-model scorer). Idempotent: an existing finished copy is reused.
 
 from __future__ import annotations
 
-from dataclasses import asdict
+import time
 from typing import Any
 
 from lingtest.data import write_json
 from lingtest.paths import project_root
-from lingtest.resources.models import conversion_info, convert_gguf_model
+from lingtest.resources.models import conversion_record, convert_gguf_model
 from lingtest.tracking import Tracker
 
 
 def convert_lm_stage(cfg: Any, tracker: Tracker) -> dict[str, Any]:
     lm = cfg.resources.lm
-    dest = convert_gguf_model(lm.get("offline_model_dir"), dtype=lm.get("convert_dtype", "bfloat16"))
-    info = asdict(conversion_info(dest))  # type: ignore[arg-type]
-    write_json(project_root() / str(cfg.paths.lm_conversion), info)
-    tracker.log_metrics({"conversion_seconds": info["seconds"]})
-    tracker.set_tags({"lm_dir": info["dest_dir"]})
-    return info
+    t0 = time.perf_counter()
+    dest = convert_gguf_model(lm.get("offline_model_dir"), dtype=lm.convert_dtype)
+    seconds = time.perf_counter() - t0  # this run's time (~0 when the copy is reused): MLflow only
+    record = conversion_record(dest)  # what determines the copy: no time, no path
+    write_json(project_root() / str(cfg.paths.lm_conversion), record)
+    tracker.log_metrics({"conversion_seconds": round(seconds, 2)})
+    tracker.set_tags({"lm_dir": str(dest)})
+    return record

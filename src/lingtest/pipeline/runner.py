@@ -26,13 +26,13 @@ def run_stage(stage: str, fn: StageFn, argv: Sequence[str] = ()) -> Any:
     root = project_root()
     cfg = load_params(root / "params.yaml", overrides)
     name = f"{stage}@{item}" if item else stage
-    tracking = cfg.get("tracking", {}) or {}
+    tracking = cfg.tracking
     from omegaconf import OmegaConf
 
     config = OmegaConf.to_container(cfg, resolve=True)
     with tracked_run(name, config, root=root, uri=tracking.get("uri"),  # type: ignore[arg-type]
-                     experiment=tracking.get("experiment", "lingtest"),
-                     enabled=bool(tracking.get("enabled", True))) as tracker:
+                     experiment=tracking.experiment,
+                     enabled=bool(tracking.enabled)) as tracker:
         start = time.perf_counter()
         kwargs = {"item": item} if "item" in inspect.signature(fn).parameters else {}
         if item is not None and not kwargs:

@@ -63,16 +63,15 @@ def build_system(cfg: Any, task: str, name: str, *, progress: Any = None) -> Cac
 
     scfg = to_plain(cfg.get("systems")) or {}
     entry = system_entry(scfg, task, name)
-    device = pick_device(str((to_plain(cfg.get("resources")) or {}).get("device", "auto")))
+    device = pick_device(str(cfg.resources.device))
     system = instantiate(task, name, entry, device)
     batch = entry.get("batch_size")
     if batch is None:
-        sizes = scfg.get("batch_size") or {}
-        batch = sizes.get("cuda" if device.startswith("cuda") else "cpu")
+        batch = scfg["batch_size"]["cuda" if device.startswith("cuda") else "cpu"]
     if not isinstance(batch, int) or isinstance(batch, bool) or batch < 1:
         raise ConfigError(f"systems batch size for {task}/{name} must be a positive integer, got {batch!r}")
     store = None
-    if scfg.get("cache", False):
+    if scfg["cache"]:
         where = Path(scfg["cache_dir"]).expanduser() if scfg.get("cache_dir") else cache_dir() / "predictions"
         store = JSONStore(where / f"{task}.sqlite", table="predictions")
     return CachedSystem(system, store, batch_size=batch, progress=progress)

@@ -19,20 +19,29 @@ PERTURBATIONS.register_lazy("synonym", "lingtest.adversarial.perturbations.lexic
 PERTURBATIONS.register_lazy("hyponym", "lingtest.adversarial.perturbations.lexical:HyponymReplacement")
 PERTURBATIONS.register_lazy("hypernym", "lingtest.adversarial.perturbations.lexical:HypernymReplacement")
 
-#: scheme groups as in the paper's Table 3
-GROUPS: dict[str, tuple[str, ...]] = {
-    "alpha": ("swap", "delete", "visual"),
-    "beta": ("synonym", "hyponym", "hypernym"),
-}
-ALL_SCHEMES: tuple[str, ...] = GROUPS["alpha"] + GROUPS["beta"]
-
-
 def group_of(scheme: str) -> str | None:
-    """``"alpha"`` (orthographic), ``"beta"`` (lexical) or ``None`` for other names."""
-    for g, members in GROUPS.items():
-        if scheme in members:
-            return g
-    return None
+    """The scheme class's ``group`` (``"alpha"`` orthographic, ``"beta"`` lexical); ``None`` for names
+    that are not registered schemes (``clean``, ``mixed``)."""
+    return PERTURBATIONS.get(scheme).group if scheme in PERTURBATIONS else None
+
+
+def groups() -> dict[str, tuple[str, ...]]:
+    """Group -> its schemes in registry order, from the classes (the paper's Table 3 groups)."""
+    out: dict[str, tuple[str, ...]] = {}
+    for name in PERTURBATIONS.names():
+        g = group_of(name)
+        if g is not None:
+            out[g] = (*out.get(g, ()), name)
+    return out
+
+
+def options_of(scheme: str, acfg: dict) -> dict:
+    """A scheme's constructor options: the adversarial config groups its class names in
+    ``options_from``, merged in order."""
+    out: dict = {}
+    for section in PERTURBATIONS.get(scheme).options_from:
+        out.update(dict(acfg.get(section) or {}))
+    return out
 
 
 def make_perturbation(name: str, **options):
@@ -40,4 +49,4 @@ def make_perturbation(name: str, **options):
     return PERTURBATIONS.get(name)(**options)
 
 
-__all__ = ["ALL_SCHEMES", "GROUPS", "PERTURBATIONS", "group_of", "make_perturbation"]
+__all__ = ["PERTURBATIONS", "group_of", "groups", "make_perturbation", "options_of"]

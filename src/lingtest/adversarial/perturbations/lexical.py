@@ -62,6 +62,8 @@ class _LexicalReplacement(ABC):
 
     name = "lexical"
     group = "beta"
+    #: the adversarial config groups whose keys are this class's options
+    options_from = ("lexical",)
     relation = "synonym"
 
     def __init__(self, lesk: AdaptedLesk | None = None, window: int = 2, fallback: str = "mfs",

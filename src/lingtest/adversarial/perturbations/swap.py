@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from lingtest.adversarial.perturbations.base import MIN_ORTHO_LENGTH, WordContext, choose, interior_letter_positions
+from lingtest.adversarial.perturbations.base import (
+    MIN_ORTHO_LENGTH,
+    WordContext,
+    choose,
+    interior_letter_positions,
+)
 
 
 class SwapLetters:
@@ -16,6 +21,8 @@ class SwapLetters:
 
     name = "swap"
     group = "alpha"
+    #: the adversarial config groups whose keys are this class's options, merged in order
+    options_from = ("orthographic",)
 
     def __init__(self, min_length: int = MIN_ORTHO_LENGTH) -> None:
         self.min_length = min_length

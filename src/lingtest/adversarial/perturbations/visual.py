@@ -25,7 +25,12 @@ from functools import lru_cache
 
 import numpy as np
 
-from lingtest.adversarial.perturbations.base import MIN_ORTHO_LENGTH, WordContext, choose, interior_letter_positions
+from lingtest.adversarial.perturbations.base import (
+    MIN_ORTHO_LENGTH,
+    WordContext,
+    choose,
+    interior_letter_positions,
+)
 
 DEFAULT_SCRIPTS: tuple[str, ...] = ("LATIN", "CYRILLIC", "FULLWIDTH LATIN", "MATHEMATICAL")
 
@@ -79,6 +84,8 @@ class VisualLetter:
 
     name = "visual"
     group = "alpha"
+    #: the adversarial config groups whose keys are this class's options, merged in order
+    options_from = ("orthographic", "visual")
 
     def __init__(self, min_length: int = MIN_ORTHO_LENGTH, scripts: Sequence[str] = DEFAULT_SCRIPTS) -> None:
         self.min_length = min_length
