@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import pytest
+from tests.fakes import FakeClassifier, FakeCoref, FakeNER, FakeScorer
 
 from lingtest.data.model import Provenance, TestCase
 from lingtest.errors import InputError
 from lingtest.suite.expectations import EXPECTATIONS, parse_expectation
 from lingtest.suite.run import run_suite, write_results
 from lingtest.systems.cache import CachedSystem
-from tests.fakes import FakeClassifier, FakeCoref, FakeNER, FakeScorer
 
 
 def case(source, followup=None, expected="invariance", **meta):

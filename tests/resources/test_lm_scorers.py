@@ -307,20 +307,28 @@ def test_gemma_score_grouped_matches_score():
 
 
 def test_resolve_threads(monkeypatch):
-    from lingtest.resources import lm
+    from lingtest.resources import threads
 
-    assert lm.resolve_threads(None) is None and lm.resolve_threads(3) == 3 and lm.resolve_threads("2") == 2
+    assert threads.resolve_threads(None) is None and threads.resolve_threads(3) == 3
+    assert threads.resolve_threads("2") == 2
     with pytest.raises(ValueError):
-        lm.resolve_threads(0)
-    monkeypatch.setattr(lm.os, "cpu_count", lambda: 4)
-    monkeypatch.setattr(lm, "idle_cpus", lambda sample_seconds=0.3: 1.2)
-    assert lm.resolve_threads("auto") == 1
-    monkeypatch.setattr(lm, "idle_cpus", lambda sample_seconds=0.3: 0.1)
-    assert lm.resolve_threads("auto") == 1  # never 0
-    monkeypatch.setattr(lm, "idle_cpus", lambda sample_seconds=0.3: 3.9)
-    assert lm.resolve_threads("auto") == 4
-    monkeypatch.setattr(lm, "idle_cpus", lambda sample_seconds=0.3: None)
-    assert lm.resolve_threads("auto") == 4  # unknown: all CPUs
+        threads.resolve_threads(0)
+    monkeypatch.setattr(threads.os, "cpu_count", lambda: 4)
+    monkeypatch.setattr(threads, "idle_cpus", lambda sample_seconds=0.3: 1.2)
+    assert threads.resolve_threads("auto") == 1
+    monkeypatch.setattr(threads, "idle_cpus", lambda sample_seconds=0.3: 0.1)
+    assert threads.resolve_threads("auto") == 1  # never 0
+    monkeypatch.setattr(threads, "idle_cpus", lambda sample_seconds=0.3: 3.9)
+    assert threads.resolve_threads("auto") == 4
+    monkeypatch.setattr(threads, "idle_cpus", lambda sample_seconds=0.3: None)
+    assert threads.resolve_threads("auto") == 4  # unknown: all CPUs
+
+
+def test_moved_helpers_stay_importable_from_lm():
+    from lingtest.resources import lm, lm_packing, threads
+
+    assert lm.pack_groups is lm_packing.pack_groups and lm.PackedGroups is lm_packing.PackedGroups
+    assert lm.resolve_threads is threads.resolve_threads and lm.idle_cpus is threads.idle_cpus
 
 
 def test_idle_cpus_is_a_sane_number():
@@ -356,6 +364,58 @@ def test_pack_groups_layout_and_mask():
         pack_groups([[[0, 5], [0, 6]]], [2])  # no continuation left
     with pytest.raises(ValueError):
         pack_groups([[[0, 5, 1], [0, 6, 1]]], [2])  # not a shared prefix
+
+
+def test_shared_prefix_length_and_packed_size():
+    from lingtest.resources.lm_packing import packed_size, shared_prefix_length
+
+    enc = [[0, 5, 6, 7], [0, 5, 6, 8, 9], [0, 5, 4]]
+    assert shared_prefix_length(enc) == 2  # "0 5"
+    assert shared_prefix_length([[0, 5], [0, 5, 6]]) == 1  # the shorter text keeps one continuation token
+    assert shared_prefix_length([[1, 2], [3, 4]]) == 0
+    assert packed_size(enc, 2) == 2 + 1 + 2 + 0  # the prefix once, each continuation but its last token
+
+
+def test_plan_passes_keeps_groups_whole_within_both_budgets():
+    from lingtest.resources.lm_packing import plan_passes
+
+    sizes = [(2, 10), (3, 10), (1, 30), (5, 5), (1, 1)]  # (texts, packed tokens) per group
+    # group 2 alone is over the token budget: it still gets a pass, of its own
+    assert plan_passes(sizes, max_texts=6, max_tokens=25) == [[0, 1], [2], [3, 4]]
+    assert plan_passes(sizes, max_texts=5, max_tokens=100) == [[0, 1], [2], [3], [4]]
+    assert plan_passes([], max_texts=4, max_tokens=4) == []
+
+
+def test_additive_mask_matches_the_boolean_mask():
+    from lingtest.resources.lm_packing import pack_groups
+
+    pk = pack_groups([[[0, 5, 6, 7], [0, 5, 6, 8, 9]]], [3])
+    add = pk.additive_mask(torch.float32)
+    allowed = pk.mask()
+    assert add.shape == (1, 1, len(pk.ids), len(pk.ids))
+    assert bool((add[0, 0][allowed] == 0).all())
+    assert bool((add[0, 0][~allowed] == torch.finfo(torch.float32).min).all())
+
+
+@pytest.mark.parametrize("bias", [False, True])
+def test_head_logprobs_equals_log_softmax(bias):
+    from lingtest.resources.lm_head import head_logprobs
+
+    torch.manual_seed(0)
+    head = torch.nn.Linear(8, 13, bias=bias)
+    hidden = torch.randn(5, 8)
+    rows = torch.tensor([0, 0, 3, 4, 2])  # row 0 predicts two targets
+    targets = torch.tensor([1, 12, 7, 0, 5])
+    with torch.no_grad():
+        expected = pytest.approx(torch.log_softmax(head(hidden), dim=-1)[rows, targets].tolist(), abs=1e-5)
+        # one chunk; several row and vocabulary chunks
+        for kw in ({}, {"head_chunk": 2, "vocab_chunk": 4}):
+            assert head_logprobs(head, hidden, rows, targets, **kw).tolist() == expected
+        not_linear = torch.nn.Sequential(head)  # full logits, row chunks
+        assert head_logprobs(not_linear, hidden, rows, targets, head_chunk=2).tolist() == expected
+        capped = torch.log_softmax(torch.tanh(head(hidden) / 0.5) * 0.5, dim=-1)[rows, targets].tolist()
+        got = head_logprobs(head, hidden, rows, targets, softcap=0.5, vocab_chunk=4).tolist()
+        assert got == pytest.approx(capped, abs=1e-5)
 
 
 def test_score_grouped_positions_of_one_sentence(gpt2_parts):

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import pytest
 from coref_handparse import JOHN_SAID, MARY_MET, doc
+from tests.fakes import FakeClassifier, FakeCoref, FakeNER, FakeScorer
 
 from lingtest.errors import ConfigError, InputError, SystemFailure
 from lingtest.store import JSONStore
 from lingtest.systems import SYSTEMS
 from lingtest.systems.cache import CachedSystem
+from lingtest.systems.contrastive.base import ContrastiveQuery
 from lingtest.systems.factory import build_system, instantiate
 from lingtest.systems.predictions import PredictionsFile, write_predictions
 from lingtest.systems.tasks import TASKS, get_task
-from tests.fakes import FakeClassifier, FakeCoref, FakeNER, FakeScorer
-from lingtest.systems.contrastive.base import ContrastiveQuery
 
 
 def test_same_input_predicted_once_and_reused_across_wrappers(tmp_path):

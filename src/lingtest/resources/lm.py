@@ -12,6 +12,11 @@ fill-in candidates from masked LMs.
 
 Both batch their inputs (texts sorted by length to limit padding; results come back in input
 order), run under ``torch.inference_mode`` and use CUDA when present (``device="auto"``).
+
+Packed shared-prefix scoring (:meth:`CausalLMScorer.score_grouped`) is laid out by
+:mod:`lingtest.resources.lm_packing` and scored through :mod:`lingtest.resources.lm_head`; torch
+thread counts come from :mod:`lingtest.resources.threads`. ``PackedGroups``, ``pack_groups``,
+``idle_cpus`` and ``resolve_threads`` stay importable from here.
 """
 
 from __future__ import annotations
@@ -24,6 +29,18 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from lingtest.resources.device import pick_device, resolve_batch_size
+from lingtest.resources.lm_head import head_logprobs
+from lingtest.resources.lm_packing import (
+    PackedGroups,
+    pack_groups,
+    packed_size,
+    plan_passes,
+    shared_prefix_length,
+)
+from lingtest.resources.threads import idle_cpus, resolve_threads
+
+__all__ = ["Candidate", "CausalLMScorer", "MaskedLMScorer", "PackedGroups", "Reduction", "TokenScores",
+           "idle_cpus", "pack_groups", "resolve_threads", "scorer_from_config"]
 
 log = logging.getLogger(__name__)
 
@@ -68,105 +85,6 @@ class Candidate:
     prob: float
 
 
-@dataclass(frozen=True)
-class PackedGroups:
-    """Groups of token sequences laid out for one forward pass (see :func:`pack_groups`).
-
-    Per packed token: ``ids``, ``positions`` (position ids), ``trunk`` (the shared-prefix block
-    it belongs to, or that its text continues), ``text`` (-1 for a prefix token, else the text
-    number, counted across groups in order) and ``limit`` (the last prefix position it may
-    see). ``head_rows[k]`` is the packed index whose hidden state predicts ``targets[k]``, a
-    token of text ``owners[k]``."""
-
-    ids: list[int]
-    positions: list[int]
-    trunk: list[int]
-    text: list[int]
-    limit: list[int]
-    head_rows: list[int]
-    targets: list[int]
-    owners: list[int]
-
-    def mask(self):
-        """Boolean (L, L) attention mask: a prefix token sees the earlier tokens of its prefix
-        block; a continuation token sees its group's prefix (the first ``p`` tokens of the block)
-        and its own text's earlier tokens; nothing else."""
-        import torch
-
-        tr = torch.tensor(self.trunk)
-        tx = torch.tensor(self.text)
-        pos = torch.tensor(self.positions)
-        lim = torch.tensor(self.limit)
-        see_prefix = (tr[:, None] == tr[None, :]) & (tx[None, :] < 0) & (pos[None, :] <= lim[:, None])
-        see_own = (tx[:, None] >= 0) & (tx[:, None] == tx[None, :]) & (pos[None, :] <= pos[:, None])
-        return see_prefix | see_own
-
-
-def pack_groups(groups: Sequence[Sequence[Sequence[int]]], plen: Sequence[int], *,
-                relative: bool = False) -> PackedGroups:
-    """Lay out groups of token sequences (``groups[g]`` share their first ``plen[g]`` tokens) for a
-    single forward pass without padding.
-
-    Shared prefixes go in once: consecutive groups whose prefixes are prefixes of one another
-    (the positions of one sentence, left to right, when the whole left context is kept) share one
-    prefix block, extended as needed; each group's continuation tokens see only its own ``p``
-    prefix tokens. Each text's continuation goes in but its last token (positions ``p..``), whose
-    hidden state predicts nothing that is scored; the hidden state of prefix position ``p - 1``
-    predicts every text's first continuation token. With ``relative=False`` the prefix tokens
-    after the first are scored too, for every text (they are part of each text's
-    log-probability)."""
-    ids: list[int] = []
-    positions: list[int] = []
-    trunk: list[int] = []
-    text: list[int] = []
-    limit: list[int] = []
-    head_rows: list[int] = []
-    targets: list[int] = []
-    owners: list[int] = []
-    block: list[int] = []  # token ids of the current prefix block
-    where: list[int] = []  # packed index of each of its positions
-    t_id = -1
-    r = 0  # text number across groups
-    for g, (seqs, p) in enumerate(zip(groups, plen)):
-        if not seqs:
-            continue
-        if not 1 <= p < min(len(s) for s in seqs):
-            raise ValueError(f"group {g}: prefix length {p} must leave every text >= 1 continuation token")
-        first = list(seqs[0][:p])
-        if any(list(s[:p]) != first for s in seqs):
-            raise ValueError(f"group {g}: texts do not share their first {p} tokens")
-        k = min(p, len(block))
-        if t_id < 0 or block[:k] != first[:k]:  # a new prefix block
-            t_id += 1
-            block, where = [], []
-        for i in range(len(block), p):  # extend the block (a no-op when it is long enough)
-            where.append(len(ids))
-            block.append(first[i])
-            ids.append(first[i])
-            positions.append(i)
-            trunk.append(t_id)
-            text.append(-1)
-            limit.append(i)
-        for s in seqs:
-            cont = list(s[p:])
-            b = len(ids)
-            n = len(cont) - 1
-            ids.extend(cont[:-1])
-            positions.extend(range(p, p + n))
-            trunk.extend([t_id] * n)
-            text.extend([r] * n)
-            limit.extend([p - 1] * n)
-            if not relative:
-                head_rows.extend(where[:p - 1])
-                targets.extend(first[1:])
-                owners.extend([r] * (p - 1))
-            head_rows.append(where[p - 1])
-            head_rows.extend(range(b, b + n))
-            targets.extend(cont)
-            owners.extend([r] * len(cont))
-            r += 1
-    return PackedGroups(ids, positions, trunk, text, limit, head_rows, targets, owners)
-
 def _resolve_dtype(dtype: Any, device: str):
     import torch
 
@@ -181,46 +99,6 @@ def _resolve_dtype(dtype: Any, device: str):
     if not isinstance(out, torch.dtype):
         raise ValueError(f"unknown dtype {dtype!r}")
     return out
-
-
-def idle_cpus(sample_seconds: float = 0.3) -> float | None:
-    """Number of CPUs idle right now (Linux ``/proc/stat`` sampled twice), or ``None`` when it
-    cannot be read. Used by :func:`resolve_threads`."""
-    import time
-
-    def read() -> tuple[int, int]:
-        with open("/proc/stat", encoding="ascii") as fh:
-            vals = [int(x) for x in fh.readline().split()[1:]]
-        idle = vals[3] + (vals[4] if len(vals) > 4 else 0)  # idle + iowait
-        return idle, sum(vals[:8])
-
-    try:
-        i0, t0 = read()
-        time.sleep(sample_seconds)
-        i1, t1 = read()
-    except (OSError, ValueError, IndexError):
-        return None
-    if t1 <= t0:
-        return None
-    return (i1 - i0) / (t1 - t0) * (os.cpu_count() or 1)
-
-
-def resolve_threads(spec: Any) -> int | None:
-    """Torch intra-op threads from a config value: ``None`` keeps torch's default, an integer is
-    used as is, ``"auto"`` takes the CPUs idle right now (at least 1). On a shared machine this
-    matters a lot: with 2 threads and the other core busy with someone else's job, every parallel
-    region waits for a descheduled thread, and a Gemma-3-270M forward pass runs ~10x slower than
-    with 1 thread (measured: CREST generation 0.99 vs 8.2 selected follow-ups/s)."""
-    if spec is None or spec == "":
-        return None
-    if str(spec) == "auto":
-        n = os.cpu_count() or 1
-        idle = idle_cpus()
-        return n if idle is None else max(1, min(n, int(idle + 0.5)))
-    n = int(spec)
-    if n < 1:
-        raise ValueError(f"threads must be >= 1, 'auto' or null, got {spec!r}")
-    return n
 
 
 def _batches(order: Sequence[int], size: int) -> Iterable[list[int]]:
@@ -264,7 +142,8 @@ def _attach(scorer: Any, model: Any, tokenizer: Any, *, device: str, batch_size:
     """Set the model-related attributes that both scorers share: name, device, compute dtype (the
     model's own), batch size (default ``cpu``/``cuda`` by device), tokenizer and the model, moved
     to the device in eval mode."""
-    scorer.model_name = name or getattr(getattr(model, "config", None), "name_or_path", "") or type(model).__name__
+    config_name = getattr(getattr(model, "config", None), "name_or_path", "")
+    scorer.model_name = name or config_name or type(model).__name__
     scorer.device = device
     scorer.dtype = next(model.parameters()).dtype
     scorer.batch_size = resolve_batch_size(batch_size, device, cpu=cpu, cuda=cuda)
@@ -283,6 +162,14 @@ class CausalLMScorer:
     GPT-2 that have none) so that every token of the text is scored. ``max_length``: longer texts
     are truncated (with a warning). ``reduction``: what :meth:`score` returns by default.
     """
+
+    # set by _attach
+    model_name: str
+    device: str
+    dtype: Any
+    batch_size: int
+    tokenizer: Any
+    model: Any
 
     def __init__(self, model: str | os.PathLike[str] = "offline-default", device: str = "auto",
                  batch_size: int | None = None, dtype: Any = "auto", *, add_bos: bool = True,
@@ -371,14 +258,15 @@ class CausalLMScorer:
                     if len(encoded[i]) < 2:
                         results[i] = []
                 if nonempty:
-                    for i, lp in zip(nonempty, self._forward_logprobs([encoded[i] for i in nonempty])):
+                    batch_lps = self._forward_logprobs([encoded[i] for i in nonempty])
+                    for i, lp in zip(nonempty, batch_lps, strict=True):
                         results[i] = lp
                 if bar is not None:
                     bar.update(len(batch))
         if bar is not None:
             bar.close()
         out = []
-        for text, ids, lps in zip(texts, encoded, results):
+        for text, ids, lps in zip(texts, encoded, results, strict=True):
             scored = ids[1:]  # the first id (BOS, or the first token when there is none) is context only
             out.append(TokenScores(text=text, tokens=self.tokenizer.convert_ids_to_tokens(scored),
                                    token_ids=scored, logprobs=list(lps or [])))
@@ -392,74 +280,25 @@ class CausalLMScorer:
 
     # -- shared-prefix scoring --------------------------------------------------------------------
     def _head_logprobs(self, hidden, rows, targets):
-        """``log p(targets[k] | hidden[rows[k]])`` for every k: the output head applied only to the
-        hidden states that are needed, each once however many targets it predicts.
-
-        When the head is a plain linear layer, the log-normaliser is computed ``vocab_chunk``
-        columns at a time (running max and sum of exponentials in float32), so the full
-        (rows x vocabulary) logits never exist at once: for Gemma-3's 262k-entry vocabulary that
-        keeps each chunk in the CPU cache and makes the head ~1.6x faster than a full log-softmax.
-        The target logits are one dot product each, in the model's precision (as the matmul
-        computes them). Other heads fall back to full logits, ``head_chunk`` rows at a time."""
-        import torch
-
-        head = self.model.get_output_embeddings()
+        """:func:`~lingtest.resources.lm_head.head_logprobs` with this model's output head and
+        final-logit soft-capping, ``head_chunk`` rows and ``vocab_chunk`` columns at a time."""
         cap = getattr(getattr(self.model, "config", None), "final_logit_softcapping", None)
-        n = hidden.shape[0]
-        if not isinstance(head, torch.nn.Linear):
-            lse_parts, tl = [], torch.empty(len(rows), dtype=torch.float32, device=hidden.device)
-            for s in range(0, n, self.head_chunk):
-                logits = head(hidden[s:s + self.head_chunk]).float()
-                if cap:
-                    logits = torch.tanh(logits / cap) * cap
-                lse_parts.append(torch.logsumexp(logits, dim=-1))
-                sel = ((rows >= s) & (rows < s + self.head_chunk)).nonzero().squeeze(-1)
-                tl[sel] = logits[rows[sel] - s, targets[sel]]
-            lse = torch.cat(lse_parts) if lse_parts else hidden.new_zeros(0, dtype=torch.float32)
-            return tl - lse[rows]
-        W, b = head.weight, head.bias
-        V = W.shape[0]
-        lse_parts = []
-        for s in range(0, n, self.head_chunk):
-            h = hidden[s:s + self.head_chunk]
-            mx, sm = [], []
-            for v in range(0, V, self.vocab_chunk):
-                lg = torch.nn.functional.linear(h, W[v:v + self.vocab_chunk],
-                                                None if b is None else b[v:v + self.vocab_chunk]).float()
-                if cap:
-                    lg = torch.tanh(lg / cap) * cap
-                m = lg.amax(dim=-1, keepdim=True)
-                mx.append(m)
-                sm.append(lg.sub_(m).exp_().sum(dim=-1, keepdim=True))
-            m_all, s_all = torch.cat(mx, dim=-1), torch.cat(sm, dim=-1)
-            top = m_all.amax(dim=-1, keepdim=True)
-            lse_parts.append((top + (s_all * (m_all - top).exp()).sum(dim=-1, keepdim=True).log()).squeeze(-1))
-        lse = torch.cat(lse_parts) if lse_parts else hidden.new_zeros(0, dtype=torch.float32)
-        tl = torch.bmm(hidden[rows].unsqueeze(1), W[targets].unsqueeze(2)).reshape(-1)
-        if b is not None:
-            tl = tl + b[targets]
-        tl = tl.float()
-        if cap:
-            tl = torch.tanh(tl / cap) * cap
-        return tl - lse[rows]
+        return head_logprobs(self.model.get_output_embeddings(), hidden, rows, targets, softcap=cap,
+                             head_chunk=self.head_chunk, vocab_chunk=self.vocab_chunk)
 
     def _score_groups_batch(self, groups: list[list[list[int]]], plen: list[int],
                             relative: bool) -> list[list[float]]:
         """One batch of groups in **one** forward pass: ``groups[g]`` are token sequences sharing
-        their first ``plen[g]`` tokens. See :func:`pack_groups` for the layout (every prefix once,
-        every continuation after it, no padding, a block mask and explicit position ids); the
-        head is applied only where a log-probability is needed."""
+        their first ``plen[g]`` tokens. See :func:`~lingtest.resources.lm_packing.pack_groups` for
+        the layout (every prefix once, every continuation after it, no padding, a block mask and
+        explicit position ids); the head is applied only where a log-probability is needed."""
         import torch
 
         pk = pack_groups(groups, plen, relative=relative)
         dev = self.device
-        L = len(pk.ids)
-        allowed = pk.mask()
         dtype = next(self.model.parameters()).dtype
-        mask = torch.zeros((1, 1, L, L), dtype=dtype)
-        mask.masked_fill_(~allowed[None, None], torch.finfo(dtype).min)
         out = self.model.base_model(input_ids=torch.tensor([pk.ids], dtype=torch.long, device=dev),
-                                    attention_mask=mask.to(dev),
+                                    attention_mask=pk.additive_mask(dtype).to(dev),
                                     position_ids=torch.tensor([pk.positions], dtype=torch.long, device=dev),
                                     use_cache=False)
         hidden = out.last_hidden_state[0]
@@ -494,48 +333,37 @@ class CausalLMScorer:
 
         Within a group the longest common *token* prefix (after BOS) is run once; groups are
         packed into single forward passes (``group_batch_size`` texts and ``pack_tokens`` tokens
-        at most per pass, whole groups) and the output head is applied only at the positions
-        whose log-probabilities are needed. ``relative=False`` returns what :meth:`score`
-        (``reduction="sum"``) returns; ``relative=True`` leaves out the shared prefix's
-        log-probability - the same constant for every text of a group, so a softmax over a group
-        is unchanged - and saves the head over the prefix. A group whose texts share no token (no
-        BOS), or that cannot be packed (see :meth:`_packable`), falls back to :meth:`score`."""
+        at most per pass, whole groups; :mod:`lingtest.resources.lm_packing`) and the output head
+        is applied only at the positions whose log-probabilities are needed. ``relative=False``
+        returns what :meth:`score` (``reduction="sum"``) returns; ``relative=True`` leaves out the
+        shared prefix's log-probability - the same constant for every text of a group, so a
+        softmax over a group is unchanged - and saves the head over the prefix. A group whose
+        texts share no token (no BOS), or that cannot be packed (see :meth:`_packable`), falls
+        back to :meth:`score`."""
         import torch
 
         groups = [_check_texts(g) for g in groups]
         out: list[list[float] | None] = [None] * len(groups)
-        jobs: list[tuple[int, list[list[int]], int, int]] = []  # (group, encoded texts, prefix length, packed tokens)
+        jobs: list[tuple[int, list[list[int]], int]] = []  # (group, encoded texts, prefix length)
         for gi, texts in enumerate(groups):
             if not texts:
                 out[gi] = []
                 continue
             enc = [self._encode(t) for t in texts]
-            p = min(len(s) for s in enc) - 1  # every text keeps >= 1 continuation token
-            for s in enc[1:]:
-                k = 0
-                while k < p and s[k] == enc[0][k]:
-                    k += 1
-                p = k
+            p = shared_prefix_length(enc)
             if p < 1 or not self._packable(enc):
                 out[gi] = self.score(texts, reduction="sum")
                 continue
-            jobs.append((gi, enc, p, p + sum(len(s) - p - 1 for s in enc)))
+            jobs.append((gi, enc, p))
+        passes = plan_passes([(len(enc), packed_size(enc, p)) for _, enc, p in jobs],
+                             max_texts=self.group_batch_size, max_tokens=self.pack_tokens)
         with torch.inference_mode():
-            batch: list[tuple[int, list[list[int]], int, int]] = []
-            n = tokens = 0
-            for job in [*jobs, None]:
-                if job is not None and (not batch or (n + len(job[1]) <= self.group_batch_size
-                                                      and tokens + job[3] <= self.pack_tokens)):
-                    batch.append(job)
-                    n += len(job[1])
-                    tokens += job[3]
-                    continue
-                if batch:
-                    res = self._score_groups_batch([b[1] for b in batch], [b[2] for b in batch], relative)
-                    for (gi, _, _, _), r in zip(batch, res):
-                        out[gi] = r
-                if job is not None:
-                    batch, n, tokens = [job], len(job[1]), job[3]
+            for members in passes:
+                batch = [jobs[j] for j in members]
+                res = self._score_groups_batch([enc for _, enc, _ in batch], [p for _, _, p in batch],
+                                               relative)
+                for (gi, _, _), r in zip(batch, res, strict=True):
+                    out[gi] = r
         return [list(o or []) for o in out]
 
     def score_continuations(self, prefix: str, continuations: Sequence[str], *,
@@ -557,6 +385,14 @@ class MaskedLMScorer:
     per forward pass) and sums ``log p(token | rest)``; words split into several word pieces have
     each piece masked separately, as in Salazar et al. (2020).
     """
+
+    # set by _attach
+    model_name: str
+    device: str
+    dtype: Any
+    batch_size: int
+    tokenizer: Any
+    model: Any
 
     def __init__(self, model: str | os.PathLike[str] = "bert-large-cased", device: str = "auto",
                  batch_size: int | None = None, dtype: Any = "auto", *, max_length: int = 256,
@@ -641,7 +477,7 @@ class MaskedLMScorer:
         if bar is not None:
             bar.close()
         out = []
-        for t, (text, ids) in enumerate(zip(texts, encoded)):
+        for t, (text, ids) in enumerate(zip(texts, encoded, strict=True)):
             pos = [p for p, tid in enumerate(ids) if tid not in self.special_ids]
             scored = [ids[p] for p in pos]
             out.append(TokenScores(text=text, tokens=self.tokenizer.convert_ids_to_tokens(scored),
@@ -683,13 +519,14 @@ class MaskedLMScorer:
                 probs = lp.exp()
                 if self._bad_candidate_ids:
                     probs[:, self._bad_candidate_ids] = 0.0
-                for row, (tokens, position) in zip(probs, requests[start:start + self.batch_size]):
+                chunk = requests[start:start + self.batch_size]
+                for row, (tokens, position) in zip(probs, chunk, strict=True):
                     original = tokens[position]
                     cands: list[Candidate] = []
                     # look further than top_k so filtered-out entries do not shrink the list
                     k = min(row.numel(), top_k * 4 + 8)
                     vals, idx = torch.topk(row, k)
-                    for p, i in zip(vals.tolist(), idx.tolist()):
+                    for p, i in zip(vals.tolist(), idx.tolist(), strict=True):
                         if p < min_prob or p <= 0.0 or len(cands) >= top_k:
                             break
                         tok = self.tokenizer.convert_ids_to_tokens(i)

@@ -22,7 +22,12 @@ from lingtest.systems.coref import features as F
 from lingtest.systems.coref.base import CorefSystem, ensure_parsed, iterate, normalise_clusters
 from lingtest.systems.coref.mentions import PRONOMINAL, MentionCand, ParsedDoc, detect_mentions
 from lingtest.systems.coref.sieves import (
-    ANAPHOR_FILTER, ANTECEDENT_CLASS, CONSTRUCT_SIEVES, SIEVES, ClusterState, antecedent_class_of,
+    ANAPHOR_FILTER,
+    ANTECEDENT_CLASS,
+    CONSTRUCT_SIEVES,
+    SIEVES,
+    ClusterState,
+    antecedent_class_of,
 )
 
 DEFAULT_SIEVES: tuple[str, ...] = tuple(SIEVES)
