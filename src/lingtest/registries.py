@@ -21,6 +21,8 @@ REGISTRIES: dict[str, str] = {
     "language-model scorer": "lingtest.resources:LM_SCORERS",
     "perturbation": "lingtest.adversarial.perturbations:PERTURBATIONS",
     "candidate proposer": "lingtest.crest.candidates:PROPOSERS",
+    "fill proposer": "lingtest.resources.fill:FILL_PROPOSERS",
+    "tin transformation": "lingtest.tin.transformations:TRANSFORMATIONS",
 }
 
 

@@ -151,7 +151,7 @@ COUNT_CASES = [
 def test_reference_numerators_and_denominators(response: str, metric: str, counts: tuple) -> None:
     s = score_clusterings(C(KEY_A), C(response), [metric])[metric]
     got = (s.recall_num, s.recall_den, s.precision_num, s.precision_den)
-    assert all(math.isclose(g, float(e), abs_tol=1e-12) for g, e in zip(got, counts)), got
+    assert all(math.isclose(g, float(e), abs_tol=1e-12) for g, e in zip(got, counts, strict=True)), got
 
 
 def test_blanc_link_counts() -> None:
@@ -365,7 +365,7 @@ def clusterings(draw: st.DrawFn, max_mentions: int = 9) -> list[list[tuple[int, 
     ms = draw(st.lists(st.sampled_from(universe), unique=True, max_size=max_mentions))
     labels = draw(st.lists(st.integers(0, 3), min_size=len(ms), max_size=len(ms)))
     groups: dict[int, list] = {}
-    for m, lab in zip(ms, labels):
+    for m, lab in zip(ms, labels, strict=True):
         groups.setdefault(lab, []).append(m)
     return list(groups.values())
 
@@ -465,4 +465,4 @@ def test_agrees_with_scorch_on_ontogum(mirror) -> None:
         ours = score_clusterings(key, merged, list(ref))
         for name, (r, p, f) in ref.items():
             got = (ours[name].recall, ours[name].precision, ours[name].f1)
-            assert all(close(a, b) for a, b in zip(got, (r, p, f))), (d.key, name)
+            assert all(close(a, b) for a, b in zip(got, (r, p, f), strict=True)), (d.key, name)

@@ -448,3 +448,18 @@ def test_whitespace_only_lines_are_sentence_breaks(tmp_path: Path) -> None:
     assert [s.words for s in doc.sentences] == [["a", "b"], ["c"], ["d"]]
     assert read_coref_records(p)[0].spans == spans(doc) == [[(0, 2), (2, 3)]]
     assert read_coref_records(p)[0].n_tokens == 4
+
+
+def test_trailing_whitespace_is_ignored(tmp_path: Path, coref_dir: Path) -> None:
+    """As in the reference scorer, which splits on whitespace: a line may end in tabs or spaces
+    (the scorer's own test files do) without making an extra, empty column."""
+    p = write(tmp_path, "#begin document (d); part 000 \na\t(1\t\nb\t1) \n\nc\t(1)\t \n#end document\n")
+    (doc,) = read_conll_coref(p)
+    assert [s.words for s in doc.sentences] == [["a", "b"], ["c"]]
+    assert spans(doc) == [[(0, 2), (2, 3)]] and read_coref_records(p)[0].spans == spans(doc)
+    text = (coref_dir / "sample.v4_gold_conll").read_text()
+    padded = "\n".join(line + "\t" if line and not line.startswith("#") else line
+                       for line in text.split("\n"))
+    p2 = write(tmp_path, padded, "padded_conll")
+    assert [d.to_dict() for d in read_conll2012(p2)] == \
+        [d.to_dict() for d in read_conll2012(coref_dir / "sample.v4_gold_conll")]

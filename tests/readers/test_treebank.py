@@ -56,7 +56,8 @@ def test_read_conllu(fixtures_dir):
     assert docs[1].sentences[0].words == ["Hi"]
 
 
-@pytest.mark.parametrize("name,line,field", [("bad_columns.conllu", 15, None), ("bad_head.conllu", 16, "HEAD")])
+@pytest.mark.parametrize("name,line,field",
+                         [("bad_columns.conllu", 15, None), ("bad_head.conllu", 16, "HEAD")])
 def test_read_conllu_malformed(fixtures_dir, name, line, field):
     with pytest.raises(InputError) as ei:
         list(read_conllu(fixtures_dir / "parsing" / name))

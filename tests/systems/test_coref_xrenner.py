@@ -68,3 +68,39 @@ def test_live_xrenner_run():
     assert ["John", "he", "him"] in got
     # the crashing entity-type post-processing step is switched off by default
     assert system._engine().lex.filters["force_single_type_chains"] is False
+
+
+class _Lex:
+    def __init__(self):
+        self.freqs = {"a": 1}
+        self.pairs = {"(": [")"]}
+        self.count = 0
+        self.handle = object()  # not a container or scalar: left alone
+
+
+def test_lexicon_state_is_restored_before_each_document():
+    from lingtest.systems.coref.xrenner_adapter import lexicon_state, restore_lexicon
+
+    lex = _Lex()
+    state = lexicon_state(lex)
+    lex.freqs["b"] = 2
+    lex.pairs["("].append("]")
+    lex.count = 7
+    restore_lexicon(lex, state)
+    assert lex.freqs == {"a": 1} and lex.pairs == {"(": [")"]} and lex.count == 0
+    lex.pairs["("].append("]")  # the restored copy is fresh: the snapshot stays pristine
+    restore_lexicon(lex, state)
+    assert lex.pairs == {"(": [")"]}
+
+
+@pytest.mark.models
+def test_live_xrenner_predictions_do_not_depend_on_earlier_documents():
+    pytest.importorskip("xrenner")
+    system = XrennerSystem(on_error="raise")
+    a, b = doc(JOHN_SAID, MARY_MET, id="a"), doc(MARY_MET, JOHN_SAID, MARY_MET, id="b")
+    try:
+        alone = system.predict([a])[0]
+    except MissingResourceError as exc:
+        pytest.skip(str(exc))
+    after = system.predict([b, b, a])[2]
+    assert alone == after

@@ -10,8 +10,14 @@ the CoNLL F1, or with ``--json`` exactly one JSON object::
              "precision_num": .., "precision_den": ..}, ..., "conll_f1": x}
 
 with ratios in [0, 1] (``conll_f1`` only when MUC, B-cubed and CEAFe are all computed; BLANC
-adds its ``coref`` and ``noncoref`` link scores). Also runs alone, with the same options parsed
-by argparse (:func:`main`): ``python -m lingtest.commands.coref_score KEY RESPONSE --json``.
+adds its ``coref`` and ``noncoref`` link scores). As in the reference scorer (v8.01), fields are
+split on whitespace (a line may end in a tab) and a mention annotated twice in one file keeps its
+first occurrence in the reference's order (entities in the order their numbers first appear), with
+a warning; the reference scorer's own test files (``test/DataFiles/TC-*``) score exactly. An
+input without any document (an empty file) is an error (exit code 2), never a score of zero.
+
+Also runs alone, with the same options parsed by argparse (:func:`main`):
+``python -m lingtest.commands.coref_score KEY RESPONSE --json``.
 typer is imported by :func:`register` (the command's annotations name it), not at import time.
 
 Start-up is kept small on purpose (no spaCy/torch/pandas/omegaconf; scipy only for large CEAF
@@ -80,7 +86,10 @@ def run_scoring(key: Path, response: Path, metrics: tuple[str, ...], *, fmt: str
     from lingtest.readers.conll_coref import read_coref_records
 
     malformed = "warn" if lenient else "error"
-    options: dict[str, Any] = {"duplicates": "drop", "malformed": malformed}
+    # as the reference scorer: a mention repeated in a clustering keeps its first occurrence in the
+    # reference's order (reported as a warning); a document given twice is an error
+    options: dict[str, Any] = {"duplicates": "drop", "malformed": malformed, "duplicate_documents": "error",
+                               "duplicate_order": "reference"}
     keys = read_coref_records(key, fmt, **options)  # type: ignore[arg-type]
     resps = read_coref_records(response, fmt, **options)  # type: ignore[arg-type]
     scores = score_documents(keys, resps, (*metrics, "mentions"), allow_missing=allow_missing)

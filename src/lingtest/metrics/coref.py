@@ -34,6 +34,7 @@ uses the key x response overlap table, so no metric enumerates mention pairs.
 
 from __future__ import annotations
 
+import operator
 import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields
@@ -133,10 +134,11 @@ def _plain(v: Any) -> Any:
 def aggregate(scores: Iterable[Score]) -> Score:
     """Corpus-level score: sum the numerators and denominators, then divide (reference scorer)."""
     scores = list(scores)
-    if scores and all(isinstance(s, BlancScore) for s in scores):
+    blancs = [s for s in scores if isinstance(s, BlancScore)]
+    if scores and len(blancs) == len(scores):
         c = [sum(x) for x in zip(*((s.coref.recall_num, s.coref.recall_den, s.coref.precision_den,
                                     s.noncoref.recall_num, s.noncoref.recall_den,
-                                    s.noncoref.precision_den) for s in scores))]
+                                    s.noncoref.precision_den) for s in blancs), strict=True)]
         return BlancScore.from_link_counts(*c)
     rn = sum(s.recall_num for s in scores)
     rd = sum(s.recall_den for s in scores)
@@ -155,22 +157,28 @@ def _as_spans(clusters: Iterable[Any]) -> list[list[Span]]:
         ms = getattr(c, "mentions", c)
         spans: list[Span] = []
         for m in ms:
-            if type(m) is tuple and len(m) == 2:
+            if type(m) is tuple and len(m) == 2 and type(m[0]) is int and type(m[1]) is int:
                 spans.append(m)
-            elif hasattr(m, "start"):
-                spans.append((int(m.start), int(m.end)))
-            else:
-                try:
-                    s, e = m
-                    spans.append((int(s), int(e)))
-                except (TypeError, ValueError):
-                    raise ValueError(f"a mention must be a (start, end) token span, got {m!r}") from None
+                continue
+            try:
+                s, e = (m.start, m.end) if hasattr(m, "start") else m
+                spans.append((_offset(s), _offset(e)))
+            except (TypeError, ValueError):
+                raise ValueError(f"a mention must be a (start, end) token span of integers, got {m!r}"[:200]
+                                 ) from None
         for s, e in spans:
             if e <= s:
                 raise ValueError(f"mention ({s}, {e}) is empty: spans are (start, exclusive end)")
         if spans:
             out.append(spans)
     return out
+
+
+def _offset(value: Any) -> int:
+    """A token offset: an integer (numpy's too), never a float or a boolean silently truncated."""
+    if isinstance(value, bool):
+        raise TypeError("a boolean is not a token offset")
+    return operator.index(value)
 
 
 def _index(clusters: list[list[Span]], side: str, on_duplicate: OnDuplicate
@@ -335,10 +343,10 @@ def _assign(keys: list[int], resps: list[int], sim: Mapping[tuple[int, int], flo
         count *= m - i
     if count <= _BRUTE_FORCE_LIMIT:
         return max(sum(matrix[i][p[i]] for i in range(n)) for p in permutations(range(m), n))
-    from scipy.optimize import linear_sum_assignment  # imported only for large components
+    from scipy.optimize import linear_sum_assignment  # type: ignore[import-untyped,unused-ignore]
 
     ri, ci = linear_sum_assignment(matrix, maximize=True)
-    return float(sum(matrix[i][j] for i, j in zip(ri, ci)))
+    return float(sum(matrix[i][j] for i, j in zip(ri, ci, strict=True)))
 
 
 def _lea_side(sizes: list[int], other_sizes: list[int], cells: Mapping[tuple[int, int], int],

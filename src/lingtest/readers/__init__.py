@@ -2,7 +2,10 @@
 
 Each reader is ``read(path, **options) -> Iterator[record]`` where a record is a
 :class:`~lingtest.data.Document` (or :class:`~lingtest.data.ContrastiveExample` for translation
-sets). Readers raise :class:`~lingtest.errors.InputError` naming file, line and field.
+sets, :class:`~lingtest.data.TestCase` for capability suites). Readers raise
+:class:`~lingtest.errors.InputError` naming file, line and field, and nothing else, whatever the
+input (malformed, truncated, empty, a directory, nested too deeply, too large): they open files
+through :mod:`lingtest.readers.textio` and are wrapped by its :func:`~lingtest.readers.textio.guarded`.
 A dataset config names its reader by the key below (``format: ontogum``), so any corpus in a
 supported format is used by configuration alone.
 """
@@ -12,10 +15,10 @@ from lingtest.registry import Registry
 READERS: Registry = Registry("reader")
 
 # coreference formats
-READERS.register_lazy("conll2012", "lingtest.readers.conll_coref:read_conll2012")
-READERS.register_lazy("ontogum", "lingtest.readers.conll_coref:read_ontogum")
-READERS.register_lazy("conll_coref", "lingtest.readers.conll_coref:read_conll_coref")
-READERS.register_lazy("jsonlines", "lingtest.readers.conll_coref:read_jsonlines")
+READERS.register_lazy("conll2012", "lingtest.readers.coref.conll2012:read_conll2012")
+READERS.register_lazy("ontogum", "lingtest.readers.coref.ontogum:read_ontogum")
+READERS.register_lazy("conll_coref", "lingtest.readers.coref.generic:read_conll_coref")
+READERS.register_lazy("jsonlines", "lingtest.readers.coref.jsonlines:read_jsonlines")
 # NER
 READERS.register_lazy("conll2003", "lingtest.readers.conll2003:read_conll2003")
 # sentiment
@@ -33,7 +36,7 @@ READERS.register_lazy("contracat", "lingtest.readers.contracat:read_contracat")
 READERS.register_lazy("checklist", "lingtest.readers.checklist:read_checklist")
 # treebanks
 READERS.register_lazy("ptb", "lingtest.readers.treebank:read_ptb")
-READERS.register_lazy("conllu", "lingtest.readers.treebank:read_conllu")
+READERS.register_lazy("conllu", "lingtest.readers.conllu:read_conllu")
 READERS.register_lazy("ptb_sample", "lingtest.readers.treebank:read_ptb_sample")
 
 __all__ = ["READERS"]

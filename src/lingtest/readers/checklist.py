@@ -25,20 +25,50 @@ Record: one :class:`TestCase` per test case (CheckList's "example"), in suite or
 
 from __future__ import annotations
 
+import _compat_pickle
+import bz2
+import gzip
 import io
+import lzma
+import math
 import pickle
 import tarfile
 import warnings
-from collections.abc import Iterator, Sequence
+import zlib
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
 from lingtest.data.model import Provenance, TestCase
 from lingtest.errors import InputError
+from lingtest.readers.textio import guarded, is_int
 
 SENTIMENT_LABELS = ("negative", "neutral", "positive")
 TEST_TYPES = ("MFT", "INV", "DIR")
 DEFAULT_MEMBER = "sentiment_suite.pkl"
+
+#: Default bounds on what loading a suite may allocate (reader options of the same names):
+#: the pickle's size once decompressed (the released sentiment suite is 14.8 MB) ...
+MAX_MEMBER_BYTES = 256 * 2**20
+#: ... the bytes decompressed while scanning an archive for it ...
+MAX_ARCHIVE_BYTES = 2**30
+#: ... and the elements one constructor call in the pickle, one numpy array or the texts of one
+#: test case may hold (opcodes build containers one element per byte, so only calls amplify).
+MAX_ITEMS = 2**20
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """What loading one suite may allocate (see the module constants for the defaults)."""
+
+    max_member_bytes: int = MAX_MEMBER_BYTES
+    max_archive_bytes: int = MAX_ARCHIVE_BYTES
+    max_items: int = MAX_ITEMS
+
+
+class _LimitExceeded(pickle.UnpicklingError):
+    """The pickle asks for more than :class:`Limits` allows."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -57,9 +87,11 @@ class StandIn:
 
     def __setstate__(self, state: Any) -> None:
         if isinstance(state, tuple) and len(state) == 2:  # (dict state, slot state)
-            state = {**(state[0] or {}), **(state[1] or {})}
+            first, second = state
+            if isinstance(first, dict | None) and isinstance(second, dict | None):
+                state = {**(first or {}), **(second or {})}
         if isinstance(state, dict):
-            self.__dict__.update(state)
+            self.__dict__.update({k: v for k, v in state.items() if isinstance(k, str)})
         else:
             self.__dict__["_state"] = state
 
@@ -95,13 +127,17 @@ class _ModuleRef:
         return f"<module ref {self.name}>"
 
 
-def _np_scalar(dtype: Any, data: Any = None) -> Any:
-    """Rebuild a numpy scalar as a plain Python value (``numpy.str_`` -> ``str``...)."""
-    import numpy as np
-
-    if not isinstance(data, bytes | bytearray):
-        return Opaque("numpy-scalar", dtype, data)
-    return np.frombuffer(bytes(data), dtype=dtype)[0].item()
+def _size_of(value: Any) -> int:
+    """Elements (or bytes) a constructor would make from ``value``: its length, or the value of
+    an integer size argument; huge when the length does not even fit a machine word."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    try:
+        return len(value)
+    except OverflowError:
+        return 2**63
+    except TypeError:
+        return 0  # not sized: a plain value or an iterator over something already bounded
 
 
 def _np_reconstruct() -> Any:
@@ -116,90 +152,294 @@ _NUMPY_MODULES = ("numpy.core.multiarray", "numpy.core._multiarray_umath", "nump
                   "numpy._core._multiarray_umath")
 
 
-def _numpy_attr(module: str, name: str) -> Any | None:
-    if module in _NUMPY_MODULES:
-        if name == "scalar":
-            return _np_scalar
-        if name == "_reconstruct":
-            return _np_reconstruct()
-    if module == "numpy" and name in ("ndarray", "dtype"):
+class _Globals:
+    """The globals one suite may name, each bounded by the :class:`Limits` of its unpickler."""
+
+    def __init__(self, limits: Limits) -> None:
+        import collections
+        import copyreg
+
         import numpy as np
 
-        return getattr(np, name)
-    return None
+        self.limits = limits
+        self.np = np
+        self.array = self._array_class()
+        bounded = {name: self._bounded(getattr(__import__("builtins"), name))
+                   for name in ("list", "tuple", "set", "frozenset", "dict", "bytes", "bytearray", "str",
+                                "range")}
+        plain = {name: getattr(__import__("builtins"), name)
+                 for name in ("int", "float", "complex", "bool", "slice", "object")}
+        self.safe: dict[tuple[str, str], Any] = {
+            ("collections", "OrderedDict"): collections.OrderedDict,
+            ("collections", "defaultdict"): collections.defaultdict,
+            **{("builtins", n): f for n, f in {**bounded, **plain}.items()},
+            ("copyreg", "_reconstructor"): self._reconstructor(copyreg._reconstructor),  # type: ignore[attr-defined]
+        }
 
+    def check(self, n: int, what: str) -> None:
+        if n > self.limits.max_items:
+            raise _LimitExceeded(f"{what} of {n} elements is more than max_items ({self.limits.max_items})")
 
-def _dill_function(name: str) -> Any:
-    if name == "_import_module":
-        return lambda modname, *a, **k: _ModuleRef(str(modname))
+    def _bounded(self, ctor: Any) -> Any:
+        def make(*args: Any, **kwargs: Any) -> Any:
+            for a in (*args, *kwargs.values()):
+                self.check(_size_of(a), f"{ctor.__name__}()")
+            return ctor(*args, **kwargs)
 
-    if name == "_get_attr":
-        def get_attr(obj: Any, attr: str) -> Any:
-            if isinstance(obj, _ModuleRef):
-                found = _numpy_attr(obj.name, attr)
-                if found is not None:
-                    return found
-            return Opaque(f"attr:{getattr(obj, 'name', obj)!s}.{attr}")
-        return get_attr
-    return lambda *args, **kwargs: Opaque(name, *args)
+        make.__name__ = ctor.__name__
+        return make
 
+    def _reconstructor(self, real: Any) -> Any:
+        def reconstructor(cls: Any, base: Any, state: Any) -> Any:
+            if base is not object:
+                self.check(_size_of(state), f"{getattr(base, '__name__', base)!s} state")
+                if isinstance(base, type) and issubclass(base, self.np.ndarray):
+                    raise _LimitExceeded("refusing to build a numpy array through copyreg")
+            return real(cls, base, state)
 
-_SAFE_GLOBALS: dict[tuple[str, str], Any] = {
-    ("collections", "OrderedDict"): __import__("collections").OrderedDict,
-    ("collections", "defaultdict"): __import__("collections").defaultdict,
-    **{("builtins", n): getattr(__import__("builtins"), n)
-       for n in ("set", "frozenset", "list", "dict", "tuple", "str", "int", "float", "complex", "bytes",
-                 "bytearray", "bool", "range", "slice")},
-    ("__builtin__", "set"): set,
-    ("copy_reg", "_reconstructor"): __import__("copyreg")._reconstructor,
-    ("copyreg", "_reconstructor"): __import__("copyreg")._reconstructor,
-    ("builtins", "object"): object,
-}
+        return reconstructor
+
+    def _check_shape(self, shape: Any, dtype: Any = None) -> None:
+        np = self.np
+        dims = shape if isinstance(shape, tuple | list) else (shape,)
+        if not all(isinstance(d, int | np.integer) and not isinstance(d, bool) and d >= 0 for d in dims):
+            raise _LimitExceeded(f"bad numpy array shape {shape!r}")
+        n = math.prod(int(d) for d in dims)
+        self.check(n, "numpy array")
+        try:
+            itemsize = np.dtype(dtype).itemsize if dtype is not None else 8
+        except (TypeError, ValueError):
+            itemsize = 8
+        if n * itemsize > self.limits.max_member_bytes:
+            raise _LimitExceeded(f"numpy array of {n * itemsize} bytes is more than max_member_bytes "
+                                 f"({self.limits.max_member_bytes})")
+
+    def _array_class(self) -> type:
+        np = self.np
+        outer = self
+
+        class BoundedArray(np.ndarray):  # type: ignore[misc,name-defined]
+            """``numpy.ndarray`` whose construction and unpickled state are size-checked."""
+
+            def __new__(cls, shape: Any = (), dtype: Any = float, *args: Any, **kwargs: Any) -> Any:
+                outer._check_shape(shape, dtype)
+                return super().__new__(cls, shape, dtype, *args, **kwargs)
+
+            def __setstate__(self, state: Any) -> None:
+                if not isinstance(state, tuple) or len(state) not in (4, 5):
+                    raise _LimitExceeded("bad numpy array state")
+                shape, dtype = (state[1], state[2]) if len(state) == 5 else (state[0], state[1])
+                outer._check_shape(shape, dtype)
+                super().__setstate__(state)
+
+        return BoundedArray
+
+    def reconstruct(self, subtype: Any, shape: Any, dtype: Any) -> Any:
+        if subtype is not self.np.ndarray and subtype is not self.array:
+            raise _LimitExceeded(f"refusing to rebuild a numpy array of type {subtype!r}")
+        self._check_shape(shape, dtype)
+        return _np_reconstruct()(self.array, shape, dtype)
+
+    def np_scalar(self, dtype: Any, data: Any = None) -> Any:
+        """Rebuild a numpy scalar as a plain Python value (``numpy.str_`` -> ``str``...)."""
+        if not isinstance(data, bytes | bytearray):
+            return Opaque("numpy-scalar", dtype, data)
+        return self.np.frombuffer(bytes(data), dtype=dtype)[0].item()
+
+    def numpy_attr(self, module: str, name: str) -> Any | None:
+        if module in _NUMPY_MODULES:
+            if name == "scalar":
+                return self.np_scalar
+            if name == "_reconstruct":
+                return self.reconstruct
+        if module == "numpy" and name == "ndarray":
+            return self.array
+        if module == "numpy" and name == "dtype":
+            return self.np.dtype
+        return None
+
+    def dill_function(self, name: str) -> Any:
+        if name == "_import_module":
+            return lambda modname, *a, **k: _ModuleRef(str(modname))
+
+        if name == "_get_attr":
+            def get_attr(obj: Any, attr: str) -> Any:
+                if isinstance(obj, _ModuleRef):
+                    found = self.numpy_attr(obj.name, str(attr))
+                    if found is not None:
+                        return found
+                return Opaque(f"attr:{getattr(obj, 'name', obj)!s}.{attr}")
+            return get_attr
+        return lambda *args, **kwargs: Opaque(name, *args)
 
 
 class SuiteUnpickler(pickle.Unpickler):
-    """Unpickler that loads CheckList suites without importing ``checklist`` or running code."""
+    """Unpickler that loads CheckList suites without importing ``checklist`` or running code,
+    and within ``limits``: constructor calls, numpy arrays and rebuilt objects may not exceed
+    :class:`Limits` (a 61-byte pickle cannot build a gigabyte list)."""
+
+    def __init__(self, file: IO[bytes], limits: Limits | None = None) -> None:
+        super().__init__(file)
+        self._globals = _Globals(limits or Limits())
 
     def find_class(self, module: str, name: str) -> Any:
+        # Python 2 names (protocols 0-2), as the standard unpickler's fix_imports maps them
+        if (module, name) in _compat_pickle.NAME_MAPPING:
+            module, name = _compat_pickle.NAME_MAPPING[(module, name)]
+        elif module in _compat_pickle.IMPORT_MAPPING:
+            module = _compat_pickle.IMPORT_MAPPING[module]
         if module == "checklist" or module.startswith("checklist."):
             return type(name, (StandIn,), {"_checklist_name": name,
                                            "__module__": "lingtest.readers.checklist.standin"})
+        g = self._globals
         if module.startswith("dill"):
-            return _dill_function(name)
-        found = _numpy_attr(module, name)
+            return g.dill_function(name)
+        found = g.numpy_attr(module, name)
         if found is not None:
             return found
-        safe = _SAFE_GLOBALS.get((module, name))
+        safe = g.safe.get((module, name))
         if safe is not None:
             return safe
         raise pickle.UnpicklingError(f"refusing to load global {module}.{name} from a CheckList suite")
 
 
-def load_suite(path: str | Path, member: str | None = None) -> Any:
+# --------------------------------------------------------------------------------------------
+# reading the pickle: a .pkl file or one member of a (compressed) tarball, size-capped
+# --------------------------------------------------------------------------------------------
+class _Capped(io.RawIOBase):
+    """A read-only stream that refuses to give more than ``cap`` bytes in all; closing it closes
+    the streams it reads from."""
+
+    def __init__(self, raw: Any, cap: int, where: str, owned: tuple[Any, ...] = ()) -> None:
+        self.raw, self.cap, self.where, self.count = raw, cap, where, 0
+        self._owned = (raw, *owned)
+
+    def close(self) -> None:
+        for f in self._owned:
+            f.close()
+        super().close()
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int | None = -1) -> bytes:
+        want = self.cap + 1 - self.count if size is None or size < 0 else min(size, self.cap + 1 - self.count)
+        data = self.raw.read(max(want, 0))
+        self.count += len(data)
+        if self.count > self.cap:
+            raise InputError(f"the archive expands to more than max_archive_bytes ({self.cap}) bytes",
+                             path=self.where)
+        return data
+
+    def readinto(self, buf: Any) -> int:
+        data = self.read(len(buf))
+        buf[: len(data)] = data
+        return len(data)
+
+
+_COMPRESSED: tuple[tuple[bytes, Callable[[IO[bytes]], Any]], ...] = (
+    (b"\x1f\x8b", lambda raw: gzip.GzipFile(fileobj=raw)),
+    (b"BZh", lambda raw: bz2.BZ2File(raw)),
+    (b"\xfd7zXZ\x00", lambda raw: lzma.LZMAFile(raw)),
+)
+_ARCHIVE_ERRORS = (tarfile.TarError, EOFError, OSError, zlib.error, lzma.LZMAError, ValueError)
+
+
+def _open_stream(path: Path, limits: Limits) -> tuple[_Capped, bool]:
+    """The decompressed byte stream of ``path`` (capped) and whether it was compressed."""
+    raw = open(path, "rb")  # closed with the returned stream
+    magic = raw.read(6)
+    raw.seek(0)
+    for prefix, opener in _COMPRESSED:
+        if magic.startswith(prefix):
+            return _Capped(opener(raw), limits.max_archive_bytes, str(path), (raw,)), True
+    return _Capped(raw, limits.max_archive_bytes, str(path)), False
+
+
+def _is_tar(stream: _Capped) -> bool:
+    block = stream.read(tarfile.BLOCKSIZE)
+    if len(block) < tarfile.BLOCKSIZE:
+        return False
+    try:
+        tarfile.TarInfo.frombuf(block, "utf-8", "surrogateescape")
+    except tarfile.HeaderError:
+        return False
+    return True
+
+
+def _read_suite_bytes(path: Path, member: str | None, limits: Limits) -> tuple[bytes, str]:
+    """The pickle's bytes and where they came from (``archive:member`` or the file)."""
+    try:
+        stream, compressed = _open_stream(path, limits)
+        with stream:
+            tar = _is_tar(stream)
+        if not tar:
+            if compressed:
+                raise InputError("a compressed file that is not a tar archive", path=path)
+            size = path.stat().st_size
+            if size > limits.max_member_bytes:
+                raise InputError(f"the suite has {size} bytes, more than max_member_bytes "
+                                 f"({limits.max_member_bytes})", path=path)
+            return path.read_bytes(), str(path)
+        return _read_member(path, member, limits)
+    except InputError:
+        raise
+    except _ARCHIVE_ERRORS as exc:
+        raise InputError(f"cannot read the archive ({type(exc).__name__}: {exc})", path=path) from None
+
+
+def _read_member(path: Path, member: str | None, limits: Limits) -> tuple[bytes, str]:
+    """Stream the tarball once; keep the bytes of the member that may be chosen (a size over
+    ``max_member_bytes`` in its header is refused before anything is read)."""
+    names: list[str] = []
+    kept: dict[str, bytes] = {}
+    stream, _ = _open_stream(path, limits)
+    with stream, tarfile.open(fileobj=stream, mode="r|") as tar:
+        for m in tar:
+            if not (m.isfile() and m.name.endswith(".pkl")):
+                continue
+            base = Path(m.name).name
+            if member is not None and m.name != member and base != member:
+                continue
+            names.append(m.name)
+            if member is None and len(names) > 1 and base != DEFAULT_MEMBER:
+                continue  # only the first member and the default one can be chosen
+            if m.size > limits.max_member_bytes:
+                raise InputError(f"member of {m.size} bytes is larger than max_member_bytes "
+                                 f"({limits.max_member_bytes})", path=f"{path}:{m.name}")
+            fh = tar.extractfile(m)
+            if fh is None:
+                raise InputError("cannot read the member", path=f"{path}:{m.name}")
+            data = fh.read(m.size)
+            if len(data) != m.size:
+                raise InputError(f"truncated member: {len(data)} of {m.size} bytes", path=f"{path}:{m.name}")
+            kept.setdefault(m.name, data)
+    chosen = names
+    if member is None and len(names) > 1:  # CheckList's release_data.tar.gz holds several suites
+        chosen = [n for n in names if Path(n).name == DEFAULT_MEMBER] or names
+    if len(chosen) != 1:
+        raise InputError(f"expected one .pkl member{f' named {member}' if member else ''}, found {chosen}",
+                         path=path)
+    return kept[chosen[0]], f"{path}:{chosen[0]}"
+
+
+def load_suite(path: str | Path, member: str | None = None, *, limits: Limits | None = None) -> Any:
     """Unpickle a CheckList suite from a ``.pkl`` or a tarball holding one (``member`` names
     it; default: the only ``.pkl`` inside, or ``sentiment_suite.pkl`` when there are several,
-    as in CheckList's ``release_data.tar.gz``). Returns the ``TestSuite`` stand-in."""
+    as in CheckList's ``release_data.tar.gz``). Returns the ``TestSuite`` stand-in.
+
+    The archive is streamed, never extracted: a member larger than ``limits.max_member_bytes``
+    is refused from its header, and reading stops once ``limits.max_archive_bytes`` have been
+    decompressed; a truncated or corrupt archive is an :class:`InputError`."""
     path = Path(path)
+    limits = limits or Limits()
     if not path.is_file():
-        raise InputError("file not found", path=path)
-    if tarfile.is_tarfile(path):
-        with tarfile.open(path) as tar:
-            pkls = [m for m in tar.getmembers() if m.isfile() and m.name.endswith(".pkl")]
-            if member is not None:
-                pkls = [m for m in pkls if m.name == member or Path(m.name).name == member]
-            elif len(pkls) > 1:  # CheckList's release_data.tar.gz holds several suites
-                pkls = [m for m in pkls if Path(m.name).name == DEFAULT_MEMBER] or pkls
-            if len(pkls) != 1:
-                raise InputError(f"expected one .pkl member{f' named {member}' if member else ''}, found "
-                                 f"{[m.name for m in pkls]}", path=path)
-            fh = tar.extractfile(pkls[0])
-            assert fh is not None
-            return _unpickle(io.BytesIO(fh.read()), f"{path}:{pkls[0].name}")
-    with open(path, "rb") as fh2:
-        return _unpickle(fh2, str(path))
+        raise InputError("file not found" if not path.exists() else "expected a file", path=path)
+    data, where = _read_suite_bytes(path, member, limits)
+    return _unpickle(io.BytesIO(data), where, limits)
 
 
-def _unpickle(fh: IO[bytes], where: str) -> Any:
+def _unpickle(fh: IO[bytes], where: str, limits: Limits | None = None) -> Any:
     try:
         with warnings.catch_warnings():
             # numpy warns about the old-style dtype state (align=0) that 2020 pickles carry
@@ -207,8 +447,14 @@ def _unpickle(fh: IO[bytes], where: str) -> Any:
 
             np_warning = getattr(getattr(np, "exceptions", np), "VisibleDeprecationWarning", Warning)
             warnings.simplefilter("ignore", np_warning)
-            return SuiteUnpickler(fh).load()
-    except (pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError, IndexError) as exc:
+            return SuiteUnpickler(fh, limits).load()
+    except InputError:
+        raise
+    except RecursionError:
+        raise InputError("cannot load the CheckList suite: nested too deeply", path=where) from None
+    except MemoryError:
+        raise InputError("cannot load the CheckList suite: too large for memory", path=where) from None
+    except Exception as exc:  # noqa: BLE001 - whatever a hostile pickle makes the unpickler raise
         raise InputError(f"cannot load the CheckList suite ({type(exc).__name__}: {exc})",
                          path=where) from None
 
@@ -216,59 +462,100 @@ def _unpickle(fh: IO[bytes], where: str) -> Any:
 # --------------------------------------------------------------------------------------------
 # suite -> test cases
 # --------------------------------------------------------------------------------------------
-def _texts(item: Any) -> list[str]:
-    if isinstance(item, str):
-        return [item]
-    if isinstance(item, list | tuple):
-        out: list[str] = []
-        for x in item:
-            out.extend(_texts(x))
-        return out
-    if hasattr(item, "tolist"):  # a numpy array of strings
-        return _texts(item.tolist())
-    raise TypeError(f"test case is not text: {item!r}")
+def _texts(item: Any, max_items: int = MAX_ITEMS) -> list[str]:
+    """The texts of one test case (a string, or nested lists/arrays of strings), depth first.
+
+    Iterative and bounded: at most ``max_items`` nodes are visited, so shared sublists (a
+    pickle can nest one list in itself many times over) cannot blow up time or memory."""
+    out: list[str] = []
+    stack = [item]
+    visited = 0
+    while stack:
+        x = stack.pop()
+        visited += 1
+        if visited > max_items:
+            raise TypeError(f"test case holds more than max_items ({max_items}) texts or lists")
+        if isinstance(x, str):
+            out.append(x)
+        elif isinstance(x, list | tuple):
+            stack.extend(reversed(x))
+        elif hasattr(x, "tolist") and hasattr(x, "dtype"):  # a numpy array of strings
+            stack.append(x.tolist())
+        else:
+            raise TypeError(f"test case is not text: {x!r}"[:200])
+    return out
+
+
+def _as_list(labels: Any) -> Any:
+    if labels is not None and hasattr(labels, "tolist") and hasattr(labels, "dtype"):
+        return labels.tolist()
+    return labels
 
 
 def _label_at(labels: Any, i: int) -> Any:
     if labels is None:
         return None
-    if hasattr(labels, "tolist") and not isinstance(labels, str | int):
-        labels = labels.tolist()
+    labels = _as_list(labels)
     if isinstance(labels, list | tuple):
         return labels[i] if i < len(labels) else None
     return labels
 
 
+def _plain_int(value: Any) -> Any:
+    """numpy integers as Python ints; anything else unchanged."""
+    if type(value).__module__ == "numpy" and hasattr(value, "item"):
+        return value.item()
+    return value
+
+
 def suite_test_cases(suite: Any, *, label_names: Sequence[str] | None = SENTIMENT_LABELS,
-                     where: str = "<suite>") -> Iterator[TestCase]:
-    """Turn an unpickled suite (stand-in or real ``TestSuite``) into :class:`TestCase` records."""
+                     where: str = "<suite>", max_items: int = MAX_ITEMS) -> Iterator[TestCase]:
+    """Turn an unpickled suite (stand-in or real ``TestSuite``) into :class:`TestCase` records.
+
+    Every field is checked: test names and descriptions are strings, data a list of cases,
+    labels integers (a float or a boolean is an error, never truncated) known to ``label_names``.
+    """
     tests = getattr(suite, "tests", None)
     if not isinstance(tests, dict):
         raise InputError("object has no 'tests' mapping: not a CheckList TestSuite", path=where,
                          field="tests")
+    if not tests:
+        raise InputError("the suite holds no tests", path=where, field="tests")
     info = getattr(suite, "info", None) or {}
     for name, test in tests.items():
-        tinfo = dict(info.get(name, {})) if hasattr(info, "get") else {}
+        if not isinstance(name, str):
+            raise InputError(f"test name {name!r} is not a string", path=where, field="tests")
+        raw_info = info.get(name, {}) if hasattr(info, "get") else {}
+        if not isinstance(raw_info, dict):
+            raise InputError(f"test {name!r}: info is not a mapping", path=where, field="info")
+        tinfo = dict(raw_info)
         ttype = tinfo.get("type") or getattr(test, "_checklist_name", type(test).__name__)
-        if ttype not in TEST_TYPES:
+        if not isinstance(ttype, str) or ttype not in TEST_TYPES:
             raise InputError(f"test {name!r} has unknown type {ttype!r}", path=where, field="type")
-        data = getattr(test, "data", None)
+        data = _as_list(getattr(test, "data", None))
         if data is None:
             raise InputError(f"test {name!r} has no data", path=where, field="data")
-        labels = getattr(test, "labels", None)
+        if not isinstance(data, list | tuple):
+            raise InputError(f"test {name!r}: data is not a list of cases", path=where, field="data")
+        labels = _as_list(getattr(test, "labels", None))
         capability = tinfo.get("capability") or getattr(test, "capability", None)
         description = tinfo.get("description") or getattr(test, "description", None) or ""
+        for value, fld in ((capability, "capability"), (description, "description")):
+            if value is not None and not isinstance(value, str):
+                raise InputError(f"test {name!r}: {fld} is not a string", path=where, field=fld)
         for i, item in enumerate(data):
             try:
-                texts = _texts(item)
+                texts = _texts(item, max_items)
             except TypeError as exc:
                 raise InputError(f"test {name!r} case {i}: {exc}", path=where, field="data") from None
             if not texts:
                 raise InputError(f"test {name!r} case {i} has no text", path=where, field="data")
-            label_id = _label_at(labels, i) if ttype == "MFT" else None
+            label_id = _plain_int(_label_at(labels, i)) if ttype == "MFT" else None
             expected: Any = None
             if label_id is not None:
-                label_id = int(label_id)
+                if not is_int(label_id):
+                    raise InputError(f"test {name!r} case {i}: label {label_id!r} is not an integer",
+                                     path=where, field="labels")
                 if label_names is not None:
                     if not 0 <= label_id < len(label_names):
                         raise InputError(f"test {name!r} case {i}: unknown label {label_id}", path=where,
@@ -289,8 +576,15 @@ def suite_test_cases(suite: Any, *, label_names: Sequence[str] | None = SENTIMEN
                 meta={k: v for k, v in meta.items() if v is not None and v != ""})
 
 
+@guarded("test cases")
 def read_checklist(path: str | Path, *, member: str | None = None,
-                   label_names: Sequence[str] | None = SENTIMENT_LABELS) -> Iterator[TestCase]:
-    """Read a released CheckList suite (``.tar.gz`` or ``.pkl``) as :class:`TestCase` records."""
-    suite = load_suite(path, member)
-    yield from suite_test_cases(suite, label_names=label_names, where=str(path))
+                   label_names: Sequence[str] | None = SENTIMENT_LABELS,
+                   max_member_bytes: int = MAX_MEMBER_BYTES, max_archive_bytes: int = MAX_ARCHIVE_BYTES,
+                   max_items: int = MAX_ITEMS) -> Iterator[TestCase]:
+    """Read a released CheckList suite (``.tar.gz`` or ``.pkl``) as :class:`TestCase` records.
+
+    ``max_member_bytes``, ``max_archive_bytes`` and ``max_items`` bound what loading may
+    allocate (see :class:`Limits`); a suite beyond them is an :class:`InputError`."""
+    limits = Limits(max_member_bytes, max_archive_bytes, max_items)
+    suite = load_suite(path, member, limits=limits)
+    yield from suite_test_cases(suite, label_names=label_names, where=str(path), max_items=max_items)

@@ -12,23 +12,29 @@ exclusive end). The POS column goes to :attr:`Token.tag` (PTB tags) and the chun
 One :class:`Document` is yielded per ``-DOCSTART-`` document (sentences before the first
 ``-DOCSTART-``, or a whole file without any, form one document). Ids are positional and so
 stable for a given file: ``<prefix>-<doc index:04d>``, sentences ``<doc id>-s<index>``.
+
+Entity types are checked against ``entity_types`` (CoNLL-2003's ``PER``, ``LOC``, ``ORG``,
+``MISC`` by default): a file without its NER column, whose last column is then the chunk column
+(``B-NP``, ``I-VP``), or a tag such as ``B-BOGUS`` or ``B-O`` is an error, never read as entities.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from lingtest.data.model import Document, Entity, Sentence, Token
 from lingtest.errors import InputError
-from lingtest.readers.textio import read_lines, split_fields
+from lingtest.readers.textio import guarded, is_int, read_lines, shorten, split_fields
 
 _TAG_RE = re.compile(r"^(?:O|[BI]-[^\s-][^\s]*)$")
 
 
 SCHEMES = ("auto", "iob1", "iob2")
+#: The entity types of CoNLL-2003.
+ENTITY_TYPES = ("PER", "LOC", "ORG", "MISC")
 
 
 # --------------------------------------------------------------------------------------------
@@ -102,8 +108,8 @@ class _RawSentence:
         self.linenos: list[int] = []
 
 
-def _parse_file(path: Path, encoding: str) -> list[list[_RawSentence]]:
-    """Group lines into documents of sentences of rows; checks column counts and tags."""
+def _parse_file(path: Path, encoding: str, types: frozenset[str] | None) -> list[list[_RawSentence]]:
+    """Group lines into documents of sentences of rows; checks column counts, tags and types."""
     docs: list[list[_RawSentence]] = [[]]
     cur = _RawSentence()
     ncols: int | None = None
@@ -133,8 +139,13 @@ def _parse_file(path: Path, encoding: str) -> list[list[_RawSentence]]:
         elif len(cols) != ncols:
             raise InputError(f"expected {ncols} columns (as on line {first_row_line}), found {len(cols)}",
                              path=path, line=lineno)
-        if not _TAG_RE.match(cols[-1]):
-            raise InputError(f"invalid NER tag {cols[-1]!r} (expected O, B-TYPE or I-TYPE)", path=path,
+        tag = cols[-1]
+        if not _TAG_RE.match(tag):
+            raise InputError(f"invalid NER tag {shorten(tag)} (expected O, B-TYPE or I-TYPE)", path=path,
+                             line=lineno, field="ner")
+        if types is not None and tag != "O" and tag[2:] not in types:
+            raise InputError(f"unknown entity type {shorten(tag[2:])} in {shorten(tag)} (expected one of "
+                             f"{', '.join(sorted(types))}; is the NER column missing?)", path=path,
                              line=lineno, field="ner")
         cur.rows.append(cols)
         cur.linenos.append(lineno)
@@ -142,8 +153,10 @@ def _parse_file(path: Path, encoding: str) -> list[list[_RawSentence]]:
     return [d for d in docs if d]
 
 
+@guarded("sentences")
 def read_conll2003(path: str | Path, *, scheme: str = "auto", split: str | None = None,
-                   id_prefix: str | None = None, encoding: str = "utf-8") -> Iterator[Document]:
+                   id_prefix: str | None = None, encoding: str = "utf-8",
+                   entity_types: Collection[str] | None = ENTITY_TYPES) -> Iterator[Document]:
     """Read a CoNLL-2003 NER file; yield one :class:`Document` per ``-DOCSTART-`` document.
 
     ``scheme`` is the tagging scheme of the NER column: ``"iob1"``, ``"iob2"`` (an entity that
@@ -151,11 +164,12 @@ def read_conll2003(path: str | Path, *, scheme: str = "auto", split: str | None 
     with ``I-``, else IOB2). Tags are stored as IOB2 either way. ``split`` is copied onto
     every document; ``id_prefix`` defaults to the file stem (``train``, ``valid``...).
     Columns: ``word POS chunk NER`` (4), ``word POS NER`` (3) or ``word NER`` (2).
+    ``entity_types`` is the tag set of the NER column (``None`` accepts any type).
     """
     if scheme not in SCHEMES:
         raise ValueError(f"scheme must be one of {SCHEMES}, got {scheme!r}")
     path = Path(path)
-    docs = _parse_file(path, encoding)
+    docs = _parse_file(path, encoding, frozenset(entity_types) if entity_types is not None else None)
     if scheme == "auto":
         scheme = detect_scheme([row[-1] for row in s.rows] for d in docs for s in d)
     prefix = id_prefix if id_prefix is not None else path.stem
@@ -169,7 +183,7 @@ def read_conll2003(path: str | Path, *, scheme: str = "auto", split: str | None 
             if scheme == "iob2":
                 bad = starts_with_inside(tags)
                 if bad is not None:
-                    raise InputError(f"tag {tags[bad]!r} opens an entity, which IOB2 does not allow "
+                    raise InputError(f"tag {shorten(tags[bad])} opens an entity, which IOB2 does not allow "
                                      "(read with scheme='iob1' or 'auto')", path=path, line=raw.linenos[bad],
                                      field="ner")
             else:
@@ -195,42 +209,61 @@ HF_NER_NAMES = ("O", "B-PER", "I-PER", "B-ORG", "I-ORG", "B-LOC", "I-LOC", "B-MI
 
 def from_hf_conll2003(records: Iterable[Mapping[str, Any]], label_names: Sequence[str] = HF_NER_NAMES, *,
                       pos_names: Sequence[str] | None = None, split: str | None = None,
-                      id_prefix: str = "hf") -> Iterator[Document]:
+                      id_prefix: str = "hf", source: str = "<hf records>") -> Iterator[Document]:
     """Convert Hugging Face ``conll2003`` rows (``id``, ``tokens``, ``ner_tags`` as ints, optional
     ``pos_tags``) to one single-sentence :class:`Document` each.
 
     ``label_names`` maps NER ints to tags (``dataset.features["ner_tags"].feature.names``; the
     default is the published order). ``pos_names`` does the same for ``pos_tags``; without it
     POS ints are kept as strings. HF tags are IOB2; IOB1 input is converted all the same.
-    Errors name the record index as ``line`` (1-based) and the field.
+    Errors name ``source`` as the file, the record index as ``line`` (1-based) and the field.
     """
+    seen: dict[str, int] = {}
     for i, rec in enumerate(records, start=1):
-        where: dict[str, Any] = {"path": "<hf records>", "line": i}
+        where: dict[str, Any] = {"path": source, "line": i}
+        if not isinstance(rec, Mapping):
+            raise InputError(f"expected a record (mapping), found {type(rec).__name__}", **where)
         for key in ("tokens", "ner_tags"):
             if key not in rec:
                 raise InputError("missing field", field=key, **where)
-        words, ner = list(rec["tokens"]), list(rec["ner_tags"])
+        words, ner = rec["tokens"], rec["ner_tags"]
+        if not isinstance(words, Sequence) or isinstance(words, str) or \
+                not all(isinstance(w, str) for w in words):
+            raise InputError("tokens must be a list of strings", field="tokens", **where)
+        if not isinstance(ner, Sequence) or isinstance(ner, str):
+            raise InputError("ner_tags must be a list of label ids", field="ner_tags", **where)
+        words, ner = list(words), list(ner)
         if not words:
             raise InputError("empty sentence", field="tokens", **where)
         if len(ner) != len(words):
             raise InputError(f"{len(ner)} tags for {len(words)} tokens", field="ner_tags", **where)
-        try:
-            tags = [label_names[int(t)] for t in ner]
-        except (IndexError, ValueError, TypeError):
-            raise InputError(f"NER ids {ner} outside label_names (size {len(label_names)})", field="ner_tags",
-                             **where) from None
+        if not all(is_int(t) and 0 <= t < len(label_names) for t in ner):
+            raise InputError(f"NER ids {ner} are not integers in label_names (size {len(label_names)})",
+                             field="ner_tags", **where)
+        tags = [label_names[t] for t in ner]
         pos_raw = rec.get("pos_tags")
         pos: list[str | None] = [None] * len(words)
         if pos_raw is not None:
-            if len(pos_raw) != len(words):
-                raise InputError(f"{len(pos_raw)} POS tags for {len(words)} tokens", field="pos_tags",
-                                 **where)
-            try:
-                pos = [pos_names[int(p)] if pos_names is not None else str(p) for p in pos_raw]
-            except (IndexError, ValueError, TypeError):
-                raise InputError("POS ids outside pos_names", field="pos_tags", **where) from None
+            if not isinstance(pos_raw, Sequence) or isinstance(pos_raw, str) or len(pos_raw) != len(words):
+                raise InputError(f"expected {len(words)} POS tags, one per token", field="pos_tags", **where)
+            if pos_names is not None:
+                if not all(is_int(p) and 0 <= p < len(pos_names) for p in pos_raw):
+                    raise InputError("POS ids are not integers in pos_names", field="pos_tags", **where)
+                pos = [pos_names[p] for p in pos_raw]
+            else:
+                if not all(is_int(p) or isinstance(p, str) for p in pos_raw):
+                    raise InputError("POS tags must be integers or strings", field="pos_tags", **where)
+                pos = [str(p) for p in pos_raw]
         tags = iob1_to_iob2(tags)
-        rid = str(rec.get("id", i - 1))
+        raw_id = rec.get("id", i - 1)
+        if not (is_int(raw_id) or isinstance(raw_id, str)):
+            raise InputError(f"id must be a string or an integer, found {type(raw_id).__name__}", field="id",
+                             **where)
+        rid = str(raw_id)
+        if rid in seen:
+            raise InputError(f"record id {rid!r} occurs twice (first at record {seen[rid]})", field="id",
+                             **where)
+        seen[rid] = i
         doc_id = f"{id_prefix}-{rid}"
         tokens = [Token(text=w, tag=p, ent=t) for w, p, t in zip(words, pos, tags, strict=True)]
         yield Document(id=doc_id, sentences=[Sentence(tokens=tokens, id=f"{doc_id}-s0")],

@@ -25,14 +25,13 @@ vocabulary (``vocabulary/*.json``) as a dict.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from lingtest.data.model import ContrastiveExample
 from lingtest.errors import InputError
-from lingtest.readers.textio import read_lines
+from lingtest.readers.textio import guarded, loads_json, read_lines, read_text, shorten
 
 GENDER_ORDER = ("m", "f", "n")
 SEP = "<SEP>"
@@ -44,6 +43,8 @@ def template_dirs(root: str | Path) -> list[Path]:
     if not root.is_dir():
         raise InputError("expected the ContraCAT templates folder or a template folder", path=root)
     found = [p.parent for p in root.rglob("en.txt")]
+    if not found:
+        raise InputError("no template folder (one holding en.txt, de.txt, genders.txt) under it", path=root)
     return sorted(set(found), key=lambda p: p.relative_to(root).as_posix())
 
 
@@ -69,6 +70,8 @@ def read_template(folder: str | Path, name: str, *, include_priors: bool = False
     """Examples of one template folder (see the module docstring); ``name`` goes into ids/meta."""
     folder = Path(folder)
     en, de = _lines(folder / "en.txt", encoding), _lines(folder / "de.txt", encoding)
+    if not en:
+        raise InputError("no sentences: the file is empty", path=folder / "en.txt")
     genders = _lines(folder / "genders.txt", encoding, keep=len(en))
     if not len(en) == len(de) == len(genders):
         raise InputError(f"en.txt, de.txt and genders.txt have {len(en)}, {len(de)}, {len(genders)} lines",
@@ -93,8 +96,8 @@ def read_template(folder: str | Path, name: str, *, include_priors: bool = False
         gold = label in GENDER_ORDER
         if not gold:
             if not all(c in GENDER_ORDER for c in label) or len(label) > 2:
-                raise InputError(f"unknown gender label {label!r} (expected m, f, n or a prior's entity "
-                                 "genders)", path=folder / "genders.txt", line=g0 + 1, field="gender")
+                raise InputError(f"unknown gender label {shorten(label)} (expected m, f, n or a prior's "
+                                 "entity genders)", path=folder / "genders.txt", line=g0 + 1, field="gender")
             if not include_priors:
                 continue
         src_ctx, src = split_sep(en[g0]) if split_context else ("", en[g0].strip())
@@ -110,21 +113,27 @@ def read_template(folder: str | Path, name: str, *, include_priors: bool = False
             src_context=src_ctx, ref_context=cands[ref_idx][0], meta=meta)
 
 
+@guarded(None)  # prior templates alone legitimately give nothing; emptiness is checked per file
 def read_contracat(path: str | Path, *, include_priors: bool = False, split_context: bool = True,
                    templates: list[str] | None = None,
                    encoding: str = "utf-8") -> Iterator[ContrastiveExample]:
     """Read every template under ``path`` (the templates root, or one template folder), in
     sorted template order. ``templates`` keeps only templates whose name starts with one of
-    the given prefixes (e.g. ``["2_coreference_step/event"]``)."""
+    the given prefixes (e.g. ``["2_coreference_step/event"]``); a prefix that selects nothing is
+    an error, as is a folder without templates or a template with an empty ``en.txt``."""
     root = Path(path)
+    selected = 0
     for folder in template_dirs(root):
         rel = folder.relative_to(root).as_posix()
         name = root.name if rel == "." else rel
         if templates is not None and not any(name == t or name.startswith(t.rstrip("/") + "/")
                                              for t in templates):
             continue
+        selected += 1
         yield from read_template(folder, name, include_priors=include_priors, split_context=split_context,
                                  encoding=encoding)
+    if not selected:
+        raise InputError(f"no template matches {templates}", path=root, field="templates")
 
 
 def load_contracat_vocabulary(path: str | Path, encoding: str = "utf-8") -> dict[str, Any]:
@@ -137,9 +146,5 @@ def load_contracat_vocabulary(path: str | Path, encoding: str = "utf-8") -> dict
         raise InputError("no vocabulary/*.json files", path=folder)
     out: dict[str, Any] = {}
     for f in files:
-        text = "".join(read_lines(f, encoding))
-        try:
-            out[f.stem] = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"invalid or truncated JSON ({exc.msg})", path=f, line=exc.lineno) from None
+        out[f.stem] = loads_json(read_text(f, encoding), f)
     return out

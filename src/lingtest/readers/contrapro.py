@@ -21,7 +21,6 @@ so the two readers give the same id to the same example.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -29,7 +28,7 @@ from typing import Any, NoReturn
 
 from lingtest.data.model import ContrastiveExample
 from lingtest.errors import InputError
-from lingtest.readers.textio import read_lines
+from lingtest.readers.textio import guarded, loads_json, read_lines, read_text
 
 # German words a contrastive variant may swap in for the correct one: personal pronouns in
 # every case and the possessive determiners that agree with the antecedent's gender.
@@ -113,6 +112,7 @@ def _resolve_prefix(path: Path, prefix: str) -> Path:
     return path.parent / m.group(1) if m else path
 
 
+@guarded("examples")
 def read_contrapro_grouped(path: str | Path, *, src_lang: str = "en", tgt_lang: str = "de",
                            prefix: str = "contrapro",
                            encoding: str = "utf-8") -> Iterator[ContrastiveExample]:
@@ -161,12 +161,8 @@ def read_contrapro_grouped(path: str | Path, *, src_lang: str = "en", tgt_lang: 
 
 
 def _load_json(path: Path, encoding: str) -> tuple[Any, str]:
-    text = "".join(read_lines(path, encoding))
-    try:
-        return json.loads(text), text
-    except json.JSONDecodeError as exc:
-        raise InputError(f"invalid or truncated JSON ({exc.msg}, column {exc.colno})", path=path,
-                         line=exc.lineno) from None
+    text = read_text(path, encoding)
+    return loads_json(text, path), text
 
 
 def _top_level_object_lines(raw: str) -> list[int]:
@@ -200,6 +196,7 @@ def _top_level_object_lines(raw: str) -> list[int]:
 _META_SKIP = {"src segment", "ref segment", "errors"}
 
 
+@guarded("examples")
 def read_contrapro_json(path: str | Path, *, context_dir: str | Path | None = None, src_lang: str = "en",
                         tgt_lang: str = "de", context_prefix: str = "contrapro",
                         encoding: str = "utf-8") -> Iterator[ContrastiveExample]:

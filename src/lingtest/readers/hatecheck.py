@@ -19,7 +19,7 @@ from typing import Any
 
 from lingtest.data.model import Document, Sentence, Token
 from lingtest.errors import InputError
-from lingtest.readers.textio import csv_rows, read_lines
+from lingtest.readers.textio import csv_rows, guarded, read_lines, shorten
 
 LABELS = ("hateful", "non-hateful")
 REQUIRED = ("functionality", "case_id", "test_case", "label_gold")
@@ -53,12 +53,14 @@ def tokenize(text: str, tokenizer: str = "spacy") -> list[Token]:
     return out
 
 
+@guarded("test cases")
 def read_hatecheck(path: str | Path, *, tokenizer: str = "spacy",
                    encoding: str = "utf-8") -> Iterator[Document]:
     """Read a HateCheck cases CSV (header row; an unnamed index column is allowed).
 
     Needs the columns ``functionality, case_id, test_case, label_gold``; the optional ones
-    listed in :data:`OPTIONAL` go to ``meta`` when present and non-empty.
+    listed in :data:`OPTIONAL` go to ``meta`` when present and non-empty. A column named twice in
+    the header, a ``case_id`` given twice and an unknown gold label are errors.
     """
     path = Path(path)
     lines = read_lines(path, encoding)
@@ -70,6 +72,10 @@ def read_hatecheck(path: str | Path, *, tokenizer: str = "spacy",
     except csv.Error as exc:
         raise InputError(f"malformed CSV ({exc})", path=path, line=1) from None
     header = [h.strip() for h in header]
+    named = [h for h in header if h]
+    if len(set(named)) != len(named):
+        dup = next(h for h in named if named.count(h) > 1)
+        raise InputError(f"column {dup!r} appears twice in the header", path=path, line=1, field=dup)
     missing = [c for c in REQUIRED if c not in header]
     if missing:
         raise InputError(f"missing column(s) {', '.join(missing)} (header: {header})", path=path, line=1,
@@ -90,7 +96,7 @@ def read_hatecheck(path: str | Path, *, tokenizer: str = "spacy",
         seen[case_id] = lineno
         label = row[col["label_gold"]].strip()
         if label not in LABELS:
-            raise InputError(f"unknown label {label!r} (expected {' or '.join(LABELS)})", path=path,
+            raise InputError(f"unknown label {shorten(label)} (expected {' or '.join(LABELS)})", path=path,
                              line=lineno, field="label_gold")
         functionality = row[col["functionality"]].strip()
         if not functionality:

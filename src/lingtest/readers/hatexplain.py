@@ -16,7 +16,10 @@ Each post becomes one :class:`Document` with one :class:`Sentence` of ``post_tok
 * ``Document.split`` comes from ``post_id_divisions.json`` (``train``/``val``/``test``) when it
   is given (or found beside ``dataset.json``); ``split=`` keeps only that split.
 
-Documents are yielded in file order and their id is the ``post_id``.
+Documents are yielded in file order and their id is the ``post_id``. Every field is type-checked
+(labels, annotator ids, targets as lists of strings, rationales as 0/1 integer lists, tokens as
+strings); a post id given twice, a key given twice in a JSON object and a file without posts are
+errors.
 """
 
 from __future__ import annotations
@@ -31,7 +34,16 @@ from typing import Any, NoReturn
 
 from lingtest.data.model import Document, Sentence, Token
 from lingtest.errors import InputError
-from lingtest.readers.textio import csv_rows, read_lines
+from lingtest.readers.textio import (
+    csv_rows,
+    guarded,
+    is_int,
+    is_str_list,
+    loads_json,
+    read_lines,
+    read_text,
+    shorten,
+)
 
 LABELS = ("hatespeech", "normal", "offensive")  # CSV ids 0, 1, 2 (the official LabelEncoder order)
 UNDECIDED = "undecided"
@@ -74,20 +86,18 @@ def load_divisions(path: str | Path) -> dict[str, str]:
         raise InputError("expected an object {split: [post ids]}", path=path, line=1)
     out: dict[str, str] = {}
     for split, ids in data.items():
-        if not isinstance(ids, list):
-            raise InputError("expected a list of post ids", path=path, field=split)
+        if not is_str_list(ids):
+            raise InputError("expected a list of post ids (strings)", path=path, field=split)
         for pid in ids:
-            out[str(pid)] = split
+            if pid in out:
+                raise InputError(f"post {shorten(pid)} is in two splits ({out[pid]!r} and {split!r})",
+                                 path=path, field=split)
+            out[pid] = split
     return out
 
 
 def _load_json(path: Path) -> Any:
-    text = "".join(read_lines(path))
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"invalid or truncated JSON ({exc.msg}, column {exc.colno})", path=path,
-                         line=exc.lineno) from None
+    return loads_json(read_text(path), path)
 
 
 def _post_document(post_id: str, annotators: list[dict[str, Any]], rationales: list[list[int]],
@@ -103,13 +113,21 @@ def _post_document(post_id: str, annotators: list[dict[str, Any]], rationales: l
     labels: list[str] = []
     for a in annotators:
         raw = a.get("label")
-        name = _LABEL_ALIASES.get(str(raw).strip().lower()) if raw is not None else None
+        name = _LABEL_ALIASES.get(raw.strip().lower()) if isinstance(raw, str) else None
         if name is None:
-            err(f"unknown label {raw!r} (expected one of {', '.join(LABELS)})", "annotators.label")
+            err(f"unknown label {shorten(raw)} (expected one of {', '.join(LABELS)})", "annotators.label")
         labels.append(name)
+        aid = a.get("annotator_id")
+        if not (aid is None or is_int(aid) or isinstance(aid, str)):
+            err(f"annotator_id must be an integer or a string, found {shorten(aid)}",
+                "annotators.annotator_id")
+        target = a.get("target")
+        if not (target is None or is_str_list(target)):
+            err(f"target must be a list of strings, found {shorten(target)}", "annotators.target")
     for i, mask in enumerate(rationales):
-        if not isinstance(mask, list) or len(mask) != len(tokens) or any(v not in (0, 1) for v in mask):
-            err(f"rationale {i} must be a 0/1 list of length {len(tokens)}", "rationales")
+        if not isinstance(mask, list) or len(mask) != len(tokens) or \
+                any(not is_int(v) or v not in (0, 1) for v in mask):
+            err(f"rationale {i} must be a 0/1 integer list of length {len(tokens)}", "rationales")
     label = majority_label(labels)
     targets, targets_all = aggregate_targets([a.get("target") or [] for a in annotators], min_target_votes)
     meta: dict[str, Any] = {
@@ -137,6 +155,7 @@ def _divisions_for(path: Path, divisions: str | Path | None) -> dict[str, str] |
 # --------------------------------------------------------------------------------------------
 # readers
 # --------------------------------------------------------------------------------------------
+@guarded(None)  # split= may select nothing; an empty file is checked below
 def read_hatexplain_json(path: str | Path, *, divisions: str | Path | None = None, split: str | None = None,
                          min_target_votes: int = 2) -> Iterator[Document]:
     """Read the official ``dataset.json`` (``{post_id: {post_id, annotators, rationales,
@@ -150,12 +169,15 @@ def read_hatexplain_json(path: str | Path, *, divisions: str | Path | None = Non
     data = _load_json(path)
     if not isinstance(data, dict):
         raise InputError("expected an object {post_id: post}", path=path, line=1)
+    if not data:
+        raise InputError("no posts: the file holds an empty object", path=path, line=1)
     raw_text: str | None = None
+    seen: set[str] = set()
 
     def line_of(key: str) -> int | None:
         nonlocal raw_text
         if raw_text is None:
-            raw_text = "".join(read_lines(path))
+            raw_text = read_text(path)
         pos = raw_text.find(json.dumps(key))
         return raw_text.count("\n", 0, pos) + 1 if pos >= 0 else None
 
@@ -168,14 +190,21 @@ def read_hatexplain_json(path: str | Path, *, divisions: str | Path | None = Non
         for fld in ("annotators", "post_tokens"):
             if fld not in post:
                 err("missing field", fld)
-        post_id = str(post.get("post_id", key))
+        post_id = post.get("post_id", key)
+        if not isinstance(post_id, str) or not post_id:
+            err(f"post_id must be a non-empty string, found {shorten(post_id)}", "post_id")
+        if post_id in seen:
+            err(f"post_id {shorten(post_id)} occurs twice", "post_id")
+        seen.add(post_id)
         post_split = div.get(post_id) if div is not None else None
         if split is not None and post_split != split:
             continue
         annotators = post["annotators"]
         if not isinstance(annotators, list) or not all(isinstance(a, dict) for a in annotators):
             err("annotators must be a list of objects", "annotators")
-        rationales = post.get("rationales") or []
+        rationales = post.get("rationales")
+        if rationales is None:
+            rationales = []
         if not isinstance(rationales, list):
             err("rationales must be a list", "rationales")
         tokens = post["post_tokens"]
@@ -187,13 +216,14 @@ def read_hatexplain_json(path: str | Path, *, divisions: str | Path | None = Non
 def _literal(text: str, expected: type, err: Callable[[str, str], NoReturn], field: str) -> Any:
     try:
         value = ast.literal_eval(text)
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         err(f"not a Python literal: {text[:60]!r}", field)
     if not isinstance(value, expected):
         err(f"expected a {expected.__name__}, found {type(value).__name__}", field)
     return value
 
 
+@guarded(None)  # split= may select nothing; an empty file is checked below
 def read_hatexplain_csv(path: str | Path, *, divisions: str | Path | None = None, split: str | None = None,
                         min_target_votes: int = 2, encoding: str = "utf-8") -> Iterator[Document]:
     """Read the header-less CSV variant (``df_{val,test}_with_rationales.csv``).
@@ -210,6 +240,7 @@ def read_hatexplain_csv(path: str | Path, *, divisions: str | Path | None = None
         raise InputError("split= needs post_id_divisions.json (pass divisions=)", path=path)
     lines = read_lines(path, encoding)
     reader = csv.reader(lines)
+    seen: dict[str, int] = {}
     for row_line, row in csv_rows(reader, path):
 
         def err(message: str, field: str, _line: int = row_line) -> NoReturn:
@@ -225,6 +256,9 @@ def read_hatexplain_csv(path: str | Path, *, divisions: str | Path | None = None
         post_id = row[0].strip()
         if not post_id:
             err("empty post_id", "post_id")
+        if post_id in seen:
+            err(f"post_id {shorten(post_id)} occurs twice (first on line {seen[post_id]})", "post_id")
+        seen[post_id] = row_line
         ann = _literal(row[1], dict, err, "annotators")
         for key in ("label", "annotator_id", "target"):
             if key not in ann or not isinstance(ann[key], list):
@@ -234,8 +268,10 @@ def read_hatexplain_csv(path: str | Path, *, divisions: str | Path | None = None
         annotators = []
         for lab, aid, tgt in zip(ann["label"], ann["annotator_id"], ann["target"], strict=True):
             if isinstance(lab, bool) or not isinstance(lab, int) or not 0 <= lab < len(LABELS):
-                err(f"unknown label id {lab!r} (expected 0 hatespeech, 1 normal, 2 offensive)",
+                err(f"unknown label id {shorten(lab)} (expected 0 hatespeech, 1 normal, 2 offensive)",
                     "annotators.label")
+            if not (tgt is None or is_str_list(tgt)):
+                err(f"target must be a list of strings, found {shorten(tgt)}", "annotators.target")
             annotators.append({"label": LABELS[lab], "annotator_id": aid, "target": list(tgt or [])})
         rationales = _literal(row[2], list, err, "rationales")
         tokens = _literal(row[3], list, err, "post_tokens")
@@ -243,3 +279,5 @@ def read_hatexplain_csv(path: str | Path, *, divisions: str | Path | None = None
         if split is not None and post_split != split:
             continue
         yield _post_document(post_id, annotators, rationales, tokens, post_split, min_target_votes, err)
+    if not seen:
+        raise InputError("no posts: the file is empty", path=path)

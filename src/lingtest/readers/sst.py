@@ -25,7 +25,7 @@ from typing import Any
 
 from lingtest.data.model import Document, Sentence, Token, Tree
 from lingtest.errors import InputError
-from lingtest.readers.textio import read_lines, split_fields
+from lingtest.readers.textio import MAX_TREE_DEPTH, guarded, read_lines, shorten, split_fields
 
 FINE_NAMES = ("very negative", "negative", "neutral", "positive", "very positive")
 BINARY_NAMES = ("negative", "positive")
@@ -36,7 +36,7 @@ def binary_from_fine(label: int | str) -> str | None:
     """SST-2 label of a fine label: 0,1 -> negative; 3,4 -> positive; 2 -> None."""
     v = int(label)
     if v not in range(5):
-        raise ValueError(f"SST fine label must be 0..4, got {label!r}")
+        raise ValueError(f"SST fine label must be 0..4, got {shorten(label)}")
     return None if v == 2 else ("negative" if v < 2 else "positive")
 
 
@@ -58,13 +58,20 @@ def unescape_word(word: str) -> str:
     return word.replace("\\/", "/").replace("\\*", "*")
 
 
-def parse_sst_tree(line: str, *, unescape: bool = True) -> tuple[Tree, list[str]]:
+def parse_sst_tree(line: str, *, unescape: bool = True,
+                   max_depth: int = MAX_TREE_DEPTH) -> tuple[Tree, list[str]]:
     """Parse one SST tree; returns the tree (sentiment labels kept) and its words.
 
     Every node is ``(label child...)`` and every preterminal ``(label word)``. Raises
-    ``ValueError`` on unbalanced brackets, a node label outside 0..4 or a tree without words.
+    ``ValueError`` on unbalanced brackets, a node label outside 0..4, a tree without words or
+    brackets nested deeper than ``max_depth``.
     """
     toks = _TREE_TOKEN_RE.findall(line)
+    depth = 0
+    for t in toks:  # bound the recursion below before it starts
+        depth += 1 if t == "(" else -1 if t == ")" else 0
+        if depth > max_depth:
+            raise ValueError(f"brackets nested deeper than {max_depth} (max_depth)")
     words: list[str] = []
     pos = 0
 
@@ -76,13 +83,13 @@ def parse_sst_tree(line: str, *, unescape: bool = True) -> tuple[Tree, list[str]
             raise ValueError(f"node without a label at bracket token {pos}")
         label = toks[pos + 1]
         if label not in _FINE_LABELS:
-            raise ValueError(f"node label {label!r} is not a sentiment class 0..4")
+            raise ValueError(f"node label {shorten(label)} is not a sentiment class 0..4")
         pos += 2
         if pos < len(toks) and toks[pos] not in "()":
             word = toks[pos]
             pos += 1
             if pos >= len(toks) or toks[pos] != ")":
-                raise ValueError(f"preterminal {label!r} has more than one word")
+                raise ValueError(f"preterminal {shorten(label)} has more than one word")
             pos += 1
             words.append(unescape_word(word) if unescape else word)
             return Tree(label=label, token=len(words) - 1)
@@ -102,12 +109,15 @@ def parse_sst_tree(line: str, *, unescape: bool = True) -> tuple[Tree, list[str]
     return tree, words
 
 
+@guarded("trees")
 def read_sst_ptb(path: str | Path, *, split: str | None = None, id_prefix: str | None = None,
-                 unescape: bool = True, encoding: str = "utf-8") -> Iterator[Document]:
+                 unescape: bool = True, encoding: str = "utf-8",
+                 max_depth: int = MAX_TREE_DEPTH) -> Iterator[Document]:
     """Yield one :class:`Document` per SST tree line (blank lines are skipped).
 
     Every phrase label stays in ``Sentence.tree`` (``tree.constituents()`` lists them as
     ``(label, start, end)``); ``Document.meta["line"]`` is the 1-based source line.
+    ``max_depth`` bounds the bracket nesting.
     """
     path = Path(path)
     prefix = id_prefix if id_prefix is not None else f"sst-{path.stem}"
@@ -116,7 +126,7 @@ def read_sst_ptb(path: str | Path, *, split: str | None = None, id_prefix: str |
         if not line.strip():
             continue
         try:
-            tree, words = parse_sst_tree(line.strip(), unescape=unescape)
+            tree, words = parse_sst_tree(line.strip(), unescape=unescape, max_depth=max_depth)
         except ValueError as exc:
             field = "label" if "sentiment class" in str(exc) else "tree"
             raise InputError(f"bad SST tree: {exc}", path=path, line=lineno, field=field) from None
@@ -142,13 +152,15 @@ def _infer_label_set(path: Path, labels: str) -> str:
     return "auto"  # decided from the values
 
 
+@guarded("sentences")
 def read_sst_lines(path: str | Path, *, labels: str = "auto", split: str | None = None,
                    id_prefix: str | None = None, unescape: bool = True,
                    encoding: str = "utf-8") -> Iterator[Document]:
     """Read SST-2/SST-5 ``label sentence`` lines (pre-tokenised, space-separated).
 
     ``labels``: ``"binary"`` (0 negative, 1 positive), ``"fine"`` (0..4) or ``"auto"`` (from
-    the file name, ``binary``/``fine``; failing that fine unless every label is 0 or 1).
+    the file name, ``binary``/``fine``; failing that fine unless every label is 0 or 1). A label
+    is one ASCII digit: ``+1``, ``01`` or other scripts' digits are errors.
     Binary documents get ``label`` ``"negative"``/``"positive"``; fine ones the fine string
     with ``meta["binary"]`` derived as in the module docstring. ``unescape`` undoes the PTB
     escapes the files keep (``-lrb-``, ``\\/``), as :func:`read_sst_ptb` does.
@@ -160,11 +172,10 @@ def read_sst_lines(path: str | Path, *, labels: str = "auto", split: str | None 
         parts = split_fields(line)
         if not parts:
             continue
-        try:
-            value = int(parts[0])
-        except ValueError:
-            raise InputError(f"expected an integer label first, found {parts[0]!r}", path=path, line=lineno,
-                             field="label") from None
+        if parts[0] not in _FINE_LABELS:
+            raise InputError(f"expected a label 0..4 first, found {shorten(parts[0])}", path=path,
+                             line=lineno, field="label")
+        value = int(parts[0])
         if len(parts) < 2:
             raise InputError("empty sentence", path=path, line=lineno, field="sentence")
         rows.append((lineno, value, parts[1:]))

@@ -9,37 +9,44 @@
   empty, and token indices are renumbered, so tokens are the overt words only.
 * :func:`read_ptb_sample` — the same for NLTK's ``treebank.zip`` (``treebank/combined/*.mrg``),
   read straight from the zip; one Document per file.
-* :func:`read_conllu` — UD CoNLL-U: syntactic words (multiword token ranges ``1-2`` skipped,
-  their ``SpaceAfter`` passed to their last word; empty nodes ``1.1`` skipped), UPOS, XPOS,
-  lemma, head (0-based, ``-1`` root), deprel, feats; ``# sent_id`` → ``Sentence.id``,
-  ``# text`` and other ``key = value`` comments → ``Sentence.meta``; ``# newdoc id`` starts a new
-  Document (otherwise one Document per file, named after the file).
+* :func:`read_conllu` — UD CoNLL-U (:mod:`lingtest.readers.conllu`, re-exported here).
 
-Malformed input raises :class:`~lingtest.errors.InputError` with the file and 1-based line.
+Malformed input raises :class:`~lingtest.errors.InputError` with the file and 1-based line: text
+outside brackets, unbalanced brackets, a node without a word or children, a word beside
+subtrees, nesting deeper than ``max_depth``, invalid UTF-8, a file without trees, two documents
+with the same id.
 """
 
 from __future__ import annotations
 
-import io
+import re
 import zipfile
+import zlib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from lingtest.data.model import Document, Sentence, Token, Tree
 from lingtest.errors import InputError
+from lingtest.readers.conllu import read_conllu
+from lingtest.readers.textio import MAX_TREE_DEPTH, decode_lines, guarded, read_lines
 
 __all__ = ["read_ptb", "read_ptb_sample", "read_conllu", "iter_bracketed", "strip_empty_elements",
-           "tree_to_sentence"]
+           "tree_to_sentence", "check_bracketed"]
+
+#: Largest ``.mrg`` member of a treebank zip read by default (``max_member_bytes``); NLTK's
+#: sample files are at most about 60 kB.
+MAX_MEMBER_BYTES = 16 * 2**20
 
 
 # --------------------------------------------------------------------------------------------
 # bracketed trees
 # --------------------------------------------------------------------------------------------
-def iter_bracketed(lines: Iterable[str], path: str | Path = "<string>") -> Iterator[tuple[int, str]]:
+def iter_bracketed(lines: Iterable[str], path: str | Path = "<string>",
+                   max_depth: int = MAX_TREE_DEPTH) -> Iterator[tuple[int, str]]:
     """Yield (1-based start line, text) of each top-level bracketed tree in ``lines``.
 
-    Raises InputError on a closing bracket with no opener, text outside brackets, or a tree still
-    open at the end of the input.
+    Raises InputError on a closing bracket with no opener, text outside brackets, nesting
+    deeper than ``max_depth``, or a tree still open at the end of the input.
     """
     depth = 0
     buf: list[str] = []
@@ -55,6 +62,9 @@ def iter_bracketed(lines: Iterable[str], path: str | Path = "<string>") -> Itera
                     seg_start = j
                     buf = []
                 depth += 1
+                if depth > max_depth:
+                    raise InputError(f"brackets nested deeper than {max_depth} (max_depth)", path=path,
+                                     line=lineno)
             elif ch == ")":
                 if depth == 0:
                     raise InputError("closing bracket without an opening one", path=path, line=lineno)
@@ -65,14 +75,59 @@ def iter_bracketed(lines: Iterable[str], path: str | Path = "<string>") -> Itera
                     buf = []
                     seg_start = j + 1
             elif depth == 0 and not ch.isspace():
-                raise InputError(f"text outside a bracketed tree: {line.strip()[:40]!r}", path=path, line=lineno)
+                raise InputError(f"text outside a bracketed tree: {line.strip()[:40]!r}", path=path,
+                                 line=lineno)
         if depth > 0:
             buf.append(line[seg_start:])
     if depth > 0:
         raise InputError("unbalanced brackets: tree not closed at end of file", path=path, line=start)
 
 
-def strip_empty_elements(tree: Tree, words: list[str], empty_label: str = "-NONE-") -> tuple[Tree | None, list[str]]:
+_BRACKET_TOKEN = re.compile(r"\(|\)|[^()\s]+")
+
+
+def check_bracketed(text: str, max_depth: int = MAX_TREE_DEPTH) -> str | None:
+    """What is wrong with one bracketed tree, or ``None``: every node is ``(label word)`` or
+    ``(label child...)`` (the outermost label may be missing), nesting at most ``max_depth``.
+    Iterative, so it never recurses whatever the input."""
+    stack: list[list[bool]] = []  # per open node: [expects label, has word, has children]
+    closed = False
+    for tok in _BRACKET_TOKEN.findall(text):
+        if closed:
+            return "material after the end of the tree"
+        if tok == "(":
+            if stack:
+                top = stack[-1]
+                if top[1]:
+                    return "a node holds both a word and subtrees"
+                top[0], top[2] = False, True
+            if len(stack) >= max_depth:
+                return f"brackets nested deeper than {max_depth} (max_depth)"
+            stack.append([True, False, False])
+        elif tok == ")":
+            if not stack:
+                return "closing bracket without an opening one"
+            top = stack.pop()
+            if not (top[1] or top[2]):
+                return "a node with neither a word nor subtrees"
+            closed = not stack
+        else:
+            if not stack:
+                return "text outside the tree"
+            top = stack[-1]
+            if top[0]:
+                top[0] = False
+                continue
+            if top[1] or top[2]:
+                return "a node holds more than one word, or a word beside subtrees"
+            top[1] = True
+    if stack or not closed:
+        return "unbalanced brackets"
+    return None
+
+
+def strip_empty_elements(tree: Tree, words: list[str],
+                         empty_label: str = "-NONE-") -> tuple[Tree | None, list[str]]:
     """Remove ``-NONE-`` preterminals and constituents left empty; renumber tokens."""
     keep = {t.token for t in tree.subtrees() if t.token is not None and t.label != empty_label}
     if len(keep) == len(words):  # nothing to strip (GUM): keep the tree as it is
@@ -95,153 +150,80 @@ def tree_to_sentence(tree: Tree, words: list[str], sent_id: str | None = None) -
     return Sentence(tokens=tokens, tree=tree, id=sent_id)
 
 
-def _read_trees(lines: Iterable[str], path: str | Path, doc_id: str) -> Document:
-    sentences = []
-    for lineno, text in iter_bracketed(lines, path):
-        try:
-            tree, words = Tree.from_bracketed(text)
-        except (ValueError, IndexError) as exc:
-            raise InputError(f"malformed tree: {exc}", path=path, line=lineno) from None
+def _read_trees(lines: Iterable[str], path: str | Path, doc_id: str, max_depth: int) -> Document:
+    sentences: list[Sentence] = []
+    n_trees = 0
+    for lineno, text in iter_bracketed(lines, path, max_depth):
+        problem = check_bracketed(text, max_depth)
+        if problem is None:
+            try:
+                tree, words = Tree.from_bracketed(text)
+            except (ValueError, IndexError) as exc:
+                problem = str(exc)
+        if problem is not None:
+            raise InputError(f"malformed tree: {problem}", path=path, line=lineno)
+        n_trees += 1
         pruned, words = strip_empty_elements(tree, words)
         if pruned is None:  # a tree of empty elements only
             continue
         sentences.append(tree_to_sentence(pruned, words, f"{doc_id}-{len(sentences) + 1}"))
+    if not n_trees:
+        raise InputError("no bracketed trees: the file is empty", path=path)
     return Document(id=doc_id, sentences=sentences, meta={"source": str(path)})
 
 
-def read_ptb(path: str | Path) -> Iterator[Document]:
+@guarded("trees")
+def read_ptb(path: str | Path, *, max_depth: int = MAX_TREE_DEPTH) -> Iterator[Document]:
     """Read a Penn bracketed file (or every ``*.ptb``/``*.mrg`` file in a folder): one Document per
-    file, id = file stem, sentence ids ``<stem>-<n>`` (matching GUM's ``sent_id``)."""
+    file, id = file stem, sentence ids ``<stem>-<n>`` (matching GUM's ``sent_id``). ``max_depth``
+    bounds the bracket nesting (deeper trees are an error)."""
     path = Path(path)
     files = sorted([*path.glob("*.ptb"), *path.glob("*.mrg")]) if path.is_dir() else [path]
+    if not files:
+        raise InputError("the folder holds no *.ptb or *.mrg files", path=path)
+    seen: dict[str, Path] = {}
     for f in files:
-        with open(f, encoding="utf-8") as fh:
-            yield _read_trees(fh, f, f.stem)
+        if f.stem in seen:
+            raise InputError(f"document {f.stem!r} occurs twice (also {seen[f.stem].name})", path=f)
+        seen[f.stem] = f
+        yield _read_trees(read_lines(f), f, f.stem, max_depth)
 
 
-def read_ptb_sample(path: str | Path, pattern: str = "treebank/combined/") -> Iterator[Document]:
+@guarded("trees")
+def read_ptb_sample(path: str | Path, pattern: str = "treebank/combined/", *, max_depth: int = MAX_TREE_DEPTH,
+                    max_member_bytes: int = MAX_MEMBER_BYTES) -> Iterator[Document]:
     """Read NLTK's PTB sample ``treebank.zip`` without extracting it: one Document per ``.mrg``
-    file under ``pattern``, empty elements stripped."""
+    file under ``pattern``, empty elements stripped. A member larger than ``max_member_bytes``
+    once decompressed is refused before it is read."""
     path = Path(path)
     if path.is_dir():
         path = path / "treebank.zip"
     try:
         zf = zipfile.ZipFile(path)
-    except (FileNotFoundError, zipfile.BadZipFile) as exc:
+    except FileNotFoundError:
+        raise InputError("file not found", path=path) from None
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
         raise InputError(f"cannot open treebank zip: {exc}", path=path) from None
     with zf:
         names = sorted(n for n in zf.namelist() if n.startswith(pattern) and n.endswith(".mrg"))
+        if not names:
+            raise InputError(f"the zip holds no {pattern}*.mrg files", path=path)
+        seen: set[str] = set()
         for name in names:
-            text = zf.read(name).decode("utf-8", errors="replace")
-            yield _read_trees(io.StringIO(text), f"{path}:{name}", Path(name).stem)
-
-
-# --------------------------------------------------------------------------------------------
-# CoNLL-U
-# --------------------------------------------------------------------------------------------
-def _none(v: str) -> str | None:
-    return None if v == "_" else v
-
-
-def read_conllu(path: str | Path) -> Iterator[Document]:
-    """Read a UD CoNLL-U file into Documents (see the module docstring)."""
-    path = Path(path)
-    doc: Document | None = None
-    doc_meta: dict[str, str] = {}
-    tokens: list[Token] = []
-    sent_meta: dict[str, str] = {}
-    sent_id: str | None = None
-    mwt_end: int | None = None
-    mwt_space: str = " "
-    ids: list[int] = []
-    heads_raw: list[tuple[int, int]] = []  # (head, line) for range checks
-
-    def finish_sentence(lineno: int) -> Sentence | None:
-        nonlocal tokens, sent_meta, sent_id, ids, heads_raw, mwt_end
-        if not tokens:
-            sent_meta, sent_id = {}, None
-            return None
-        n = len(tokens)
-        for (h, ln), tok in zip(heads_raw, tokens, strict=True):
-            if h > n:
-                raise InputError(f"head {h} outside the sentence of {n} words", path=path, line=ln, field="HEAD")
-        s = Sentence(tokens=tokens, id=sent_id, meta=sent_meta)
-        tokens, sent_meta, sent_id, ids, heads_raw, mwt_end = [], {}, None, [], [], None
-        return s
-
-    def new_doc(doc_id: str) -> Document:
-        return Document(id=doc_id, meta={})
-
-    lineno = 0
-    with open(path, encoding="utf-8") as fh:
-        for lineno, raw in enumerate(fh, 1):
-            line = raw.rstrip("\n").rstrip("\r")
-            if not line.strip():
-                s = finish_sentence(lineno)
-                if s is not None:
-                    if doc is None:
-                        doc = new_doc(path.stem)
-                        doc.meta.update(doc_meta)
-                    doc.sentences.append(s)
-                continue
-            if line.startswith("#"):
-                body = line[1:].strip()
-                key, sep, value = body.partition("=")
-                key, value = key.strip(), value.strip()
-                if key in ("newdoc id", "newdoc"):
-                    if doc is not None and doc.sentences:
-                        yield doc
-                    doc = new_doc(value or path.stem)
-                    doc_meta = {}
-                elif key == "sent_id":
-                    sent_id = value
-                elif sep:
-                    if tokens:
-                        raise InputError("comment inside a sentence", path=path, line=lineno)
-                    if doc is not None and not doc.sentences and key.startswith(("meta::", "global.")):
-                        doc.meta[key] = value
-                    else:
-                        sent_meta[key] = value
-                continue
-            cols = line.split("\t")
-            if len(cols) != 10:
-                raise InputError(f"expected 10 tab-separated columns, found {len(cols)}", path=path, line=lineno)
-            wid, form, lemma, upos, xpos, feats, head, deprel, _deps, misc = cols
-            if "." in wid:  # empty node of enhanced UD
-                continue
-            if "-" in wid:  # multiword token range: remember its SpaceAfter
-                try:
-                    _a, b = (int(x) for x in wid.split("-"))
-                except ValueError:
-                    raise InputError(f"bad token range {wid!r}", path=path, line=lineno, field="ID") from None
-                mwt_end = b
-                mwt_space = "" if "SpaceAfter=No" in misc.split("|") else " "
-                continue
+            where = f"{path}:{name}"
+            if name in seen:
+                raise InputError("the zip holds this member twice", path=where)
+            seen.add(name)
+            info = zf.getinfo(name)
+            if info.file_size > max_member_bytes:
+                raise InputError(f"member of {info.file_size} bytes is larger than max_member_bytes "
+                                 f"({max_member_bytes})", path=where)
             try:
-                i = int(wid)
-            except ValueError:
-                raise InputError(f"non-integer ID {wid!r}", path=path, line=lineno, field="ID") from None
-            if i != len(tokens) + 1:
-                raise InputError(f"word ID {i} out of sequence (expected {len(tokens) + 1})", path=path,
-                                 line=lineno, field="ID")
-            try:
-                h = int(head)
-            except ValueError:
-                raise InputError(f"non-integer head {head!r}", path=path, line=lineno, field="HEAD") from None
-            if h < 0:
-                raise InputError(f"negative head {h}", path=path, line=lineno, field="HEAD")
-            ws = "" if "SpaceAfter=No" in misc.split("|") else " "
-            if mwt_end is not None and i < mwt_end:
-                ws = ""  # words inside a multiword token are written together
-            elif mwt_end is not None and i == mwt_end:
-                ws, mwt_end = mwt_space, None
-            tokens.append(Token(text=form, ws=ws, pos=_none(upos), tag=_none(xpos), lemma=_none(lemma),
-                                head=h - 1, dep=_none(deprel), morph=_none(feats)))
-            heads_raw.append((h, lineno))
-        s = finish_sentence(lineno)
-        if s is not None:
-            if doc is None:
-                doc = new_doc(path.stem)
-            doc.sentences.append(s)
-    if doc is not None and doc.sentences:
-        yield doc
+                with zf.open(info) as fh:
+                    data = fh.read(max_member_bytes + 1)
+            except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, NotImplementedError,
+                    RuntimeError) as exc:
+                raise InputError(f"cannot read the zip member ({exc})", path=where) from None
+            if len(data) > max_member_bytes:
+                raise InputError(f"member is larger than max_member_bytes ({max_member_bytes})", path=where)
+            yield _read_trees(decode_lines(data, where), where, Path(name).stem, max_depth)

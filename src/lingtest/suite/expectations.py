@@ -233,3 +233,8 @@ class Contrastive(Expectation):
         best_other = max(s for i, s in enumerate(scores) if i != ref)
         return Verdict(scores[ref] > best_other, {"margin": round(scores[ref] - best_other, 6),
                                                   "chosen": max(range(len(scores)), key=scores.__getitem__)})
+
+
+# ---- expectations that live with their technique (imported on first use) ------------------------------
+EXPECTATIONS.register_lazy("tin-mr1", "lingtest.tin.relations:TinMR1")
+EXPECTATIONS.register_lazy("tin-mr2", "lingtest.tin.relations:TinMR2")

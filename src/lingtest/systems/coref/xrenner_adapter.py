@@ -145,12 +145,53 @@ def load_xrenner(model: str = "eng", rule_based: bool = True, no_seq: bool = Tru
         raise MissingResourceError(f"xrenner could not load model {model!r}; {INSTALL_HINT}") from exc
 
 
+_CONTAINERS = (dict, list, set)
+
+
+def lexicon_state(lex: Any) -> dict[str, Any]:
+    """A copy of every container and scalar attribute of xrenner's lexicon, as loaded.
+
+    xrenner updates its lexicon while it analyses a document (word frequencies, punctuation pairs,
+    compatibility caches, counters) and keeps the updates for the next document, so without a reset a
+    document's clusters depend on which documents were analysed before it (measured: one OntoGUM test
+    document changes between a run on the 32 clean documents and a run interleaved with their perturbed
+    copies). Restoring this state before each document makes predictions independent of order and of
+    what a prediction cache already holds."""
+    import copy
+
+    state = {}
+    for k, v in vars(lex).items():
+        if isinstance(v, _CONTAINERS):
+            state[k] = copy.deepcopy(v) if _nested_mutable(v) else copy.copy(v)
+        elif isinstance(v, str | int | float | bool) or v is None:
+            state[k] = v
+    return state
+
+
+def _nested_mutable(v: Any) -> bool:
+    items = v.values() if isinstance(v, dict) else v
+    for x in items:
+        return isinstance(x, _CONTAINERS)  # containers are homogeneous in xrenner's lexicon
+    return False
+
+
+def restore_lexicon(lex: Any, state: dict[str, Any]) -> None:
+    import copy
+
+    for k, v in state.items():
+        if isinstance(v, _CONTAINERS):
+            setattr(lex, k, copy.deepcopy(v) if _nested_mutable(v) else copy.copy(v))
+        else:
+            setattr(lex, k, v)
+
+
 class XrennerSystem(CorefSystem):
     """xrenner over our spaCy parse. ``on_error``: ``"raise"`` or ``"empty"`` (log the failure and
     predict no clusters for that document, so one bad parse does not stop a long run);
     ``force_single_type_chains``: see :func:`load_xrenner` (off by default: works around a crash)."""
 
     name = "xrenner"
+    version = "2"  # 2: the lexicon is reset before each document (predictions no longer depend on order)
 
     def __init__(self, model: str = "eng", rule_based: bool = True, no_seq: bool = True,
                  keep_singletons: bool = False, parser: str = "spacy",
@@ -168,6 +209,7 @@ class XrennerSystem(CorefSystem):
         self.force_single_type_chains = force_single_type_chains
         self.progress = bool(progress)
         self._xrenner = None
+        self._pristine: dict[str, Any] = {}
         self._parsers: dict = {}
         self.failures: list[tuple[str, str]] = []
 
@@ -179,6 +221,7 @@ class XrennerSystem(CorefSystem):
     def _engine(self):
         if self._xrenner is None:
             self._xrenner = load_xrenner(self.model, self.rule_based, self.no_seq, self.force_single_type_chains)
+            self._pristine = lexicon_state(self._xrenner.lex)
         return self._xrenner
 
     def predict(self, docs: list[Document]) -> list[list[Cluster]]:
@@ -191,6 +234,7 @@ class XrennerSystem(CorefSystem):
                 out.append([])
                 continue
             try:
+                restore_lexicon(engine.lex, self._pristine)  # each document starts from the loaded model
                 engine.set_doc_name(re.sub(r"\W+", "_", doc.key) or "doc")
                 raw = engine.analyze(to_conllu(doc), "conll")
                 spans = parse_xrenner_conll(raw, n_tokens=n)
