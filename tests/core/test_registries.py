@@ -22,6 +22,7 @@ def test_every_entry_imports(title, name):
 @pytest.mark.parametrize("task", ["coref", "ner", "classification", "contrastive"])
 def test_every_system_implements_its_task_protocol_and_builds_from_conf(task):
     from lingtest.config import compose, to_plain
+    from lingtest.errors import MissingResourceError
     from lingtest.systems import SYSTEMS
     from lingtest.systems.base import System
     from lingtest.systems.factory import instantiate
@@ -29,14 +30,20 @@ def test_every_system_implements_its_task_protocol_and_builds_from_conf(task):
 
     assert get_task(task).name == task
     conf = to_plain(compose(conf_dir=ROOT / "conf").systems[task]) or {}
+    kinds = {str(entry.get("kind", name)) for name, entry in conf.items()}
     for name in SYSTEMS.names(task):
         cls = SYSTEMS.get(task, name)
         assert issubclass(cls, System) and cls.task == task, f"{task}/{name}"
-        assert name in conf, f"systems.{task}.{name} missing from conf/systems/default.yaml"
-        entry = dict(conf[name])
+        assert name in kinds, f"no entry of kind {name!r} under systems.{task} in conf/systems/default.yaml"
+    for name, entry in conf.items():
+        entry = dict(entry)
         if name == "sieve":
             entry["use_wordnet"] = False  # no WordNet load in a unit test
-        system = instantiate(task, name, entry, "cpu")  # constructing never loads a model
+        try:
+            system = instantiate(task, name, entry, "cpu")  # constructing never loads a model
+        except MissingResourceError as exc:  # a system trained by a pipeline stage, not trained yet
+            assert str(entry.get("path")) in str(exc), exc
+            continue
         assert system.name == name
 
 

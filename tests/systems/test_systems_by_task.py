@@ -42,6 +42,7 @@ def test_config_version_and_sentence_breaks_change_the_key(tmp_path):
     store = JSONStore(tmp_path / "p.sqlite")
     a, b = CachedSystem(FakeCoref("a"), store), CachedSystem(FakeCoref("b"), store)
     assert a.key(d1) != a.key(merged) and a.key(d1) != b.key(d1)
+    assert CachedSystem(FakeCoref("a"), store, device="cuda:1").key(d1) != a.key(d1)  # device type counts
     a.predict([d1])
     b.predict([d1])
     assert b.system.seen == ["d"]

@@ -73,6 +73,20 @@ def expectation(cls: type[Expectation]) -> type[Expectation]:
     return cls
 
 
+def _load_technique(prefix: str) -> None:
+    """A technique's own expectations are named ``<technique>-<name>`` (``tin-mr1``) and register when
+    ``lingtest.<technique>`` is imported; imported here on first use. (Not a lazy registry entry, so
+    that the import closure of a stage that never sees such cases does not include the technique.)"""
+    import importlib
+
+    if prefix.isidentifier():
+        try:
+            importlib.import_module(f"lingtest.{prefix}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"lingtest.{prefix}":
+                raise
+
+
 def parse_expectation(spec: Any, where: str = "expected") -> Expectation:
     """A case's ``expected`` value as an :class:`Expectation`."""
     if isinstance(spec, str):
@@ -82,6 +96,8 @@ def parse_expectation(spec: Any, where: str = "expected") -> Expectation:
         name = spec["name"]
     else:
         raise InputError(f"expected an expectation name or {{'name': ..., ...}}, got {spec!r}", field=where)
+    if name not in EXPECTATIONS and "-" in name:
+        _load_technique(name.split("-", 1)[0])
     if name not in EXPECTATIONS:
         raise InputError(f"unknown expectation {name!r}; known: {', '.join(EXPECTATIONS.names())}", field=where)
     try:
@@ -234,7 +250,3 @@ class Contrastive(Expectation):
         return Verdict(scores[ref] > best_other, {"margin": round(scores[ref] - best_other, 6),
                                                   "chosen": max(range(len(scores)), key=scores.__getitem__)})
 
-
-# ---- expectations that live with their technique (imported on first use) ------------------------------
-EXPECTATIONS.register_lazy("tin-mr1", "lingtest.tin.relations:TinMR1")
-EXPECTATIONS.register_lazy("tin-mr2", "lingtest.tin.relations:TinMR2")

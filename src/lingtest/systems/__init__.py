@@ -48,6 +48,12 @@ SYSTEMS.register_lazy("coref", "sieve", "lingtest.systems.coref.sieve:SieveResol
 SYSTEMS.register_lazy("coref", "xrenner", "lingtest.systems.coref.xrenner_adapter:XrennerSystem")
 SYSTEMS.register_lazy("coref", "fastcoref", "lingtest.systems.coref.fastcoref_adapter:FastCorefSystem")
 SYSTEMS.register_lazy("coref", "maverick", "lingtest.systems.coref.maverick_adapter:MaverickSystem")
+SYSTEMS.register_lazy("ner", "spacy_ner", "lingtest.systems.ner.spacy_ner:SpacyNERSystem")
+SYSTEMS.register_lazy("ner", "minilm_ner", "lingtest.systems.ner.transformer:MiniLMNERSystem")
+SYSTEMS.register_lazy("ner", "hf_token_classification", "lingtest.systems.ner.transformer:HFTokenClassificationSystem")
+SYSTEMS.register_lazy("ner", "flair", "lingtest.systems.ner.flair_adapter:FlairNERSystem")
+SYSTEMS.register_lazy("ner", "azure_ner", "lingtest.systems.ner.azure:AzureNERSystem")
+SYSTEMS.register_lazy("ner", "aws_comprehend", "lingtest.systems.ner.aws:AWSComprehendNERSystem")
 for _task in ("coref", "ner", "classification", "contrastive"):
     SYSTEMS.task(_task)  # every task is listed, even before its first system
 

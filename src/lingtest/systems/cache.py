@@ -1,6 +1,7 @@
 """The one wrapper every stage puts around a system under test: batching and a prediction cache.
 
-The cache key is the task's content hash of the input plus the system's name, config and version, so
+The cache key is the task's content hash of the input plus the system's name, config, version and
+device type (cpu/cuda), so
 a prediction is reused only for exactly the same system on exactly the same input. Within one call
 each distinct input is predicted once; misses go to the system ``batch_size`` at a time and each batch
 is validated (one output per input, every output well-formed) and stored before the next starts: an
@@ -22,7 +23,7 @@ class CachedSystem(System[Any, Any]):
     """``system`` with batching and (when ``store`` is given) a persistent prediction cache."""
 
     def __init__(self, system: System[Any, Any], store: JSONStore | None, batch_size: int = 64,
-                 progress: Callable[[int], None] | None = None) -> None:
+                 progress: Callable[[int], None] | None = None, device: str = "cpu") -> None:
         if batch_size < 1:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
         self.system = system
@@ -33,7 +34,9 @@ class CachedSystem(System[Any, Any]):
         self.batch_size = batch_size
         self.progress = progress
         self._task: Task = get_task(system.task)
-        self._salt = content_key("prediction", system.task, system.name, system.config(), system.version)
+        # the device is part of the key: neural systems can differ in the last digits on CUDA
+        self._salt = content_key("prediction", system.task, system.name, system.config(), system.version,
+                                 device.split(":")[0])
         self.hits = 0
         self.misses = 0
 

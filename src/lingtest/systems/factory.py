@@ -74,4 +74,4 @@ def build_system(cfg: Any, task: str, name: str, *, progress: Any = None) -> Cac
     if scfg["cache"]:
         where = Path(scfg["cache_dir"]).expanduser() if scfg.get("cache_dir") else cache_dir() / "predictions"
         store = JSONStore(where / f"{task}.sqlite", table="predictions")
-    return CachedSystem(system, store, batch_size=batch, progress=progress)
+    return CachedSystem(system, store, batch_size=batch, progress=progress, device=device)

@@ -65,8 +65,16 @@ class ParsedDoc:
 
     @classmethod
     def from_document(cls, doc: Document) -> ParsedDoc:
-        words, tags, pos, lemmas, deps, heads, morph, iob = [], [], [], [], [], [], [], []
-        sent_of, sent_starts = [], []
+        words: list[str] = []
+        tags: list[str] = []
+        pos: list[str] = []
+        lemmas: list[str] = []
+        deps: list[str] = []
+        heads: list[int] = []
+        morph: list[str] = []
+        iob: list[str] = []
+        sent_of: list[int] = []
+        sent_starts: list[int] = []
         for si, sent in enumerate(doc.sentences):
             off = len(words)
             sent_starts.append(off)

@@ -103,7 +103,10 @@ def parse_xrenner_conll(output: str, n_tokens: int | None = None) -> list[list[t
                 cid = m.group(1)
                 open_.setdefault(cid, []).append(i)
             else:
-                cid = _CLOSE.match(part).group(1)
+                m = _CLOSE.match(part)
+                if m is None:  # unreachable: _PART finds only these three forms
+                    raise InputError(f"cannot read coreference field {field!r}", line=lineno, field="coref")
+                cid = m.group(1)
                 if not open_.get(cid):
                     raise InputError(f"closing bracket for cluster {cid} that was never opened", line=lineno,
                                      field="coref")
@@ -159,7 +162,7 @@ def lexicon_state(lex: Any) -> dict[str, Any]:
     what a prediction cache already holds."""
     import copy
 
-    state = {}
+    state: dict[str, Any] = {}
     for k, v in vars(lex).items():
         if isinstance(v, _CONTAINERS):
             state[k] = copy.deepcopy(v) if _nested_mutable(v) else copy.copy(v)
@@ -227,7 +230,7 @@ class XrennerSystem(CorefSystem):
     def predict(self, docs: list[Document]) -> list[list[Cluster]]:
         parsed = ensure_parsed(docs, self.parser, self.parser_options, _cache=self._parsers)
         engine = self._engine()
-        out = []
+        out: list[list[Cluster]] = []
         for doc in iterate(parsed, self.progress, "xrenner coreference"):
             n = sum(len(s.tokens) for s in doc.sentences)
             if n == 0:

@@ -1,1 +1,10 @@
-"""Named-entity recognition systems under test (token sentences -> entity spans)."""
+"""Named-entity recognition systems under test (token sentences -> entity spans in each system's own
+label scheme; :mod:`.labels` maps schemes onto CoNLL-2003's for grading).
+
+- :mod:`.spacy_ner`: spaCy ``en_core_web_sm`` / ``en_core_web_md`` (OntoNotes scheme), offline
+- :mod:`.transformer`: any Hugging Face token-classification model, and ``minilm_ner``, the MiniLM
+  fine-tuned on CoNLL-2003 by :mod:`lingtest.tin.train_ner` (CoNLL scheme), offline
+- :mod:`.flair_adapter`: flair's large CoNLL and OntoNotes taggers (hub)
+- :mod:`.azure`, :mod:`.aws`: Azure AI Language and Amazon Comprehend entity recognition (cloud)
+- :mod:`.spans`, :mod:`.cloud`: the pure span conversions they share
+"""

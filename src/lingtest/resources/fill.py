@@ -1,0 +1,341 @@
+"""Fill-in proposers: ranked replacement words for one position of a tokenised sentence.
+
+One protocol shared by every technique that replaces a word in context (TIN's token-level mutants
+and entity relabelling, CREST's candidates, the word-substitution baselines):
+
+* :class:`FillProposer` - ``propose(tokens, position, k)`` returns at most ``k`` :class:`Fill`
+  records (a replacement word and its score, higher is better), best first; ``propose_many``
+  answers many ``(tokens, position)`` requests at once (batched). A fill is one word and never
+  the original word. What ``score`` means (a raw masked-LM logit, a probability, a re-ranked
+  LM probability) is the proposer's business and is named by its ``score_kind``; thresholds in
+  ``conf/`` are in that unit.
+* :class:`SubwordFillProposer` - optionally, ``propose_subwords(tokens, position, k)`` masks each
+  word piece of ``tokens[position]`` in turn and returns the whole words obtained by replacing that
+  piece (TIN's Algorithm 1 masks "each word/subword").
+
+:class:`MaskedLMFillProposer` is the hub implementation: a masked LM (the TIN paper uses
+``bert-large-cased``, ``k = 10``, raw logit ``> 9``) loaded through
+:class:`lingtest.resources.lm.MaskedLMScorer` (its model, tokenizer, device and batch size). No
+English masked LM ships offline; :class:`WordNetVectorsFillProposer` puts the offline proposer
+(CREST's WordNet and word-vector candidates ranked by the causal LM, :mod:`lingtest.crest.candidates`)
+behind the same protocol.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from lingtest.registry import Registry
+
+__all__ = ["Fill", "FillProposer", "FillProposerBase", "FillRequest", "MaskedLMFillProposer", "SubwordFill",
+           "SubwordFillProposer", "WordNetVectorsFillProposer", "check_request", "FILL_PROPOSERS"]
+
+#: ``(tokens, position)``: replace ``tokens[position]``
+FillRequest = tuple[Sequence[str], int]
+
+
+@dataclass(frozen=True, slots=True)
+class Fill:
+    """A replacement ``word`` for the requested position and its ``score`` (higher is better)."""
+
+    word: str
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class SubwordFill:
+    """The whole ``word`` obtained by replacing piece ``piece`` (0-based) of the original word."""
+
+    word: str
+    piece: int
+    score: float
+
+
+@runtime_checkable
+class FillProposer(Protocol):
+    name: str
+    #: what ``Fill.score`` is, e.g. ``"logit"``, ``"prob"``
+    score_kind: str
+
+    def propose(self, tokens: Sequence[str], position: int, k: int) -> list[Fill]:
+        """At most ``k`` fills for ``tokens[position]``, best first."""
+        ...
+
+    def propose_many(self, requests: Sequence[FillRequest], k: int) -> list[list[Fill]]:
+        """:meth:`propose` for each request, in order (batched)."""
+        ...
+
+
+@runtime_checkable
+class SubwordFillProposer(Protocol):
+    def propose_subwords(self, requests: Sequence[FillRequest], k: int) -> list[list[SubwordFill]]:
+        """For each request, whole words from replacing one word piece of ``tokens[position]`` at a
+        time (at most ``k`` per piece), best first within a piece."""
+        ...
+
+
+def check_request(tokens: Sequence[str], position: int, k: int) -> None:
+    if isinstance(tokens, str):
+        raise TypeError("tokens must be a sequence of words, not a string")
+    if not 0 <= position < len(tokens):
+        raise IndexError(f"position {position} outside the {len(tokens)} tokens {list(tokens)!r}")
+    if k < 1:
+        raise ValueError(f"k must be positive, got {k}")
+
+
+class FillProposerBase:
+    """``propose`` in terms of ``propose_many``."""
+
+    name: str = "fill"
+    score_kind: str = "score"
+
+    def propose(self, tokens: Sequence[str], position: int, k: int) -> list[Fill]:
+        return self.propose_many([(tokens, position)], k)[0]
+
+    def propose_many(self, requests: Sequence[FillRequest], k: int) -> list[list[Fill]]:  # pragma: no cover
+        raise NotImplementedError
+
+
+# ------------------------------------------------------------------------------------------------
+# masked LM (hub)
+# ------------------------------------------------------------------------------------------------
+ScoreKind = Literal["logit", "prob"]
+
+
+class MaskedLMFillProposer(FillProposerBase):
+    """Fills from a masked LM: ``tokens[position]`` is replaced by the mask token and the ``k``
+    highest-scoring whole-word vocabulary entries are returned (special tokens, ``##`` pieces,
+    ``[unused]`` slots, entries without a letter or digit, and the original word are never proposed).
+
+    ``scorer``: a :class:`~lingtest.resources.lm.MaskedLMScorer` (or anything with its ``model``,
+    ``tokenizer``, ``device``, ``batch_size`` and ``max_length``); built lazily from ``model`` and
+    ``device`` when not given. ``score``: ``"logit"`` (the raw output logit, TIN's unit: ``> 9``
+    for mutants, ``>= 5.5`` for relabelling) or ``"prob"`` (softmax probability, CREST's unit).
+    ``min_piece_chars``: the subword pass masks only pieces with more than this many characters
+    (``##`` not counted; the TIN code uses 2). Subwords need a WordPiece tokenizer (``##``
+    continuations); with another tokenizer :meth:`propose_subwords` returns nothing.
+    """
+
+    name = "masked_lm"
+
+    def __init__(self, scorer: Any = None, *, score: ScoreKind, min_piece_chars: int,
+                 model: str | None = None, device: str = "auto") -> None:
+        if score not in ("logit", "prob"):
+            raise ValueError(f"score must be 'logit' or 'prob', got {score!r}")
+        if scorer is None and model is None:
+            raise ValueError("give a masked-LM scorer or a model name")
+        self._scorer = scorer
+        self.model = model
+        self.device = device
+        self.score_kind = score
+        self.min_piece_chars = int(min_piece_chars)
+        self._vocab_cache: tuple[Any, Any] | None = None
+
+    @property
+    def scorer(self) -> Any:
+        if self._scorer is None:
+            from lingtest.resources.lm import MaskedLMScorer
+
+            self._scorer = MaskedLMScorer(self.model, device=self.device)
+        return self._scorer
+
+    # -- vocabulary masks ------------------------------------------------------------------------
+    def _masks(self) -> tuple[Any, Any]:
+        """Boolean ``(whole, continuation)`` masks over the vocabulary of allowed fill ids."""
+        if self._vocab_cache is None:
+            import torch
+
+            tok = self.scorer.tokenizer
+            vocab = tok.get_vocab()
+            size = max(len(vocab), int(getattr(self.scorer.model.config, "vocab_size", 0)))
+            whole = torch.zeros(size, dtype=torch.bool)
+            cont = torch.zeros(size, dtype=torch.bool)
+            special = set(tok.all_special_ids)
+            for piece, idx in vocab.items():
+                if idx in special or piece.startswith("[unused") or idx >= size:
+                    continue
+                if piece.startswith("##"):
+                    if any(ch.isalnum() for ch in piece[2:]):
+                        cont[idx] = True
+                elif any(ch.isalnum() for ch in piece):
+                    whole[idx] = True
+            self._vocab_cache = (whole, cont)
+        return self._vocab_cache
+
+    # -- the forward pass ------------------------------------------------------------------------
+    def _scores_at(self, seqs: list[list[int]], positions: list[int]) -> Any:
+        """``(n, vocab)`` float32 scores (raw logits or probabilities) at ``positions[i]`` of ``seqs[i]``."""
+        import torch
+
+        sc = self.scorer
+        pad = sc.tokenizer.pad_token_id if sc.tokenizer.pad_token_id is not None else 0
+        outs = []
+        with torch.inference_mode():
+            for start in range(0, len(seqs), sc.batch_size):
+                chunk = seqs[start:start + sc.batch_size]
+                width = max(len(s) for s in chunk)
+                ids = torch.full((len(chunk), width), pad, dtype=torch.long)
+                mask = torch.zeros((len(chunk), width), dtype=torch.long)
+                for i, s in enumerate(chunk):
+                    ids[i, :len(s)] = torch.tensor(s, dtype=torch.long)
+                    mask[i, :len(s)] = 1
+                logits = sc.model(input_ids=ids.to(sc.device), attention_mask=mask.to(sc.device)).logits
+                pos = torch.tensor(positions[start:start + sc.batch_size], device=logits.device)
+                rows = logits[torch.arange(len(chunk), device=logits.device), pos].float().cpu()
+                outs.append(torch.softmax(rows, dim=-1) if self.score_kind == "prob" else rows)
+        return torch.cat(outs, dim=0) if outs else torch.zeros((0, 0))
+
+    def _encode_words(self, words: Sequence[str]) -> tuple[list[int], list[int | None]]:
+        enc = self.scorer.tokenizer(list(words), is_split_into_words=True, truncation=True,
+                                    max_length=self.scorer.max_length)
+        return list(enc["input_ids"]), list(enc.word_ids())
+
+    @staticmethod
+    def _top(row: Any, allowed: Any, k: int) -> list[tuple[int, float]]:
+        """The ``k`` best allowed ids of ``row`` (ties: lower id first), with their scores."""
+        import torch
+
+        masked = torch.where(allowed[: row.numel()], row, torch.tensor(-math.inf))
+        n = min(int(allowed.sum()), masked.numel(), k)
+        if n <= 0:
+            return []
+        vals, idx = torch.topk(masked, n)
+        pairs = [(int(i), float(v)) for v, i in zip(vals.tolist(), idx.tolist(), strict=True)
+                 if v != -math.inf]
+        return sorted(pairs, key=lambda p: (-p[1], p[0]))
+
+    # -- whole words -----------------------------------------------------------------------------
+    def propose_many(self, requests: Sequence[FillRequest], k: int) -> list[list[Fill]]:
+        if not requests:
+            return []
+        tok = self.scorer.tokenizer
+        whole, _ = self._masks()
+        seqs, positions = [], []
+        for tokens, position in requests:
+            check_request(tokens, position, k)
+            words = list(tokens[:position]) + [tok.mask_token] + list(tokens[position + 1:])
+            ids, _ = self._encode_words(words)
+            where = [i for i, x in enumerate(ids) if x == tok.mask_token_id]
+            if len(where) != 1:
+                raise ValueError(f"mask at position {position} was truncated away or duplicated in "
+                                 f"{list(tokens)!r}")
+            seqs.append(ids)
+            positions.append(where[0])
+        scores = self._scores_at(seqs, positions)
+        out: list[list[Fill]] = []
+        for row, (tokens, position) in zip(scores, requests, strict=True):
+            original = tokens[position]
+            fills: list[Fill] = []
+            for idx, val in self._top(row, whole, k + 1):
+                word = tok.convert_ids_to_tokens(idx)
+                if word == original:
+                    continue
+                fills.append(Fill(word, val))
+            out.append(fills[:k])
+        return out
+
+    # -- word pieces -----------------------------------------------------------------------------
+    def propose_subwords(self, requests: Sequence[FillRequest], k: int) -> list[list[SubwordFill]]:
+        """Mask each WordPiece piece (more than ``min_piece_chars`` characters) of the word in turn;
+        a first piece is replaced by a whole-word entry, a continuation by a ``##`` entry."""
+        if not requests:
+            return []
+        tok = self.scorer.tokenizer
+        whole, cont = self._masks()
+        jobs: list[tuple[int, int, list[str]]] = []  # (request, piece index, pieces of the word)
+        seqs, positions = [], []
+        for r, (tokens, position) in enumerate(requests):
+            check_request(tokens, position, k)
+            ids, word_ids = self._encode_words(tokens)
+            where = [i for i, w in enumerate(word_ids) if w == position]
+            if len(where) < 2:
+                continue
+            pieces = tok.convert_ids_to_tokens([ids[i] for i in where])
+            if not all(p.startswith("##") for p in pieces[1:]):
+                continue  # not WordPiece
+            for j, i in enumerate(where):
+                if len(pieces[j].removeprefix("##")) <= self.min_piece_chars:
+                    continue
+                masked = list(ids)
+                masked[i] = tok.mask_token_id
+                jobs.append((r, j, pieces))
+                seqs.append(masked)
+                positions.append(i)
+        out: list[list[SubwordFill]] = [[] for _ in requests]
+        if not jobs:
+            return out
+        scores = self._scores_at(seqs, positions)
+        for row, (r, j, pieces) in zip(scores, jobs, strict=True):
+            original = requests[r][0][requests[r][1]]
+            allowed = cont if j > 0 else whole
+            got = 0
+            for idx, val in self._top(row, allowed, k + 1):
+                new = list(pieces)
+                new[j] = tok.convert_ids_to_tokens(idx)
+                word = new[0] + "".join(p.removeprefix("##") for p in new[1:])
+                if word == original or got >= k:
+                    continue
+                out[r].append(SubwordFill(word, j, val))
+                got += 1
+        return out
+
+
+# ------------------------------------------------------------------------------------------------
+# offline: CREST's candidate proposers ranked by the causal LM
+# ------------------------------------------------------------------------------------------------
+class WordNetVectorsFillProposer(FillProposerBase):
+    """CREST's candidates behind this protocol: ``parser`` annotates the sentence (UPOS, PTB tag,
+    lemma; pass a :class:`~lingtest.parsing.cache.CachedParser`), each of ``proposers`` (CREST
+    :class:`~lingtest.crest.candidates.base.Proposer` objects, e.g. ``wordnet`` and ``vectors``, in
+    precedence order) proposes for the position, the lists are merged
+    (:func:`~lingtest.crest.candidates.base.merge_candidates`), candidates of more than one word are
+    dropped, and ``ranker`` (:class:`~lingtest.crest.candidates.rank.LMRanker`) scores them all in one
+    call: ``score`` is the ranker's probability of the candidate among the position's candidates.
+    Candidates the ranker leaves unscored (sources outside its ``filter_sources``) are not proposed,
+    so list every proposer's source there. Like CREST, only content words (NOUN, VERB, ADJ, ADV)
+    get candidates: proper nouns (most entity words) get none.
+    """
+
+    name = "wordnet_vectors"
+    score_kind = "prob"
+
+    def __init__(self, parser: Any, proposers: Sequence[Any], ranker: Any) -> None:
+        if not proposers:
+            raise ValueError("give at least one candidate proposer")
+        self.parser = parser
+        self.proposers = list(proposers)
+        self.ranker = ranker
+
+    def propose_many(self, requests: Sequence[FillRequest], k: int) -> list[list[Fill]]:
+        from lingtest.crest.candidates.base import merge_candidates
+
+        if not requests:
+            return []
+        for tokens, position in requests:
+            check_request(tokens, position, k)
+        uniq: dict[tuple[str, ...], int] = {}
+        for tokens, _ in requests:
+            uniq.setdefault(tuple(tokens), len(uniq))
+        parsed = self.parser.parse([list(t) for t in uniq])
+        items = []
+        for tokens, position in requests:
+            sentence = parsed[uniq[tuple(tokens)]]
+            lists = [p.propose(sentence, [position]).get(position, []) for p in self.proposers]
+            cands = [c for c in merge_candidates(tokens[position], lists) if len(c.words) == 1]
+            items.append((sentence, {position: cands} if cands else {}))
+        ranked = self.ranker.rank_many(items)
+        out: list[list[Fill]] = []
+        for (_, position), res in zip(requests, ranked, strict=True):
+            fills = [Fill(c.text, float(c.prob)) for c in res.get(position, []) if c.prob is not None]
+            fills.sort(key=lambda f: -f.score)  # stable: equal scores keep the proposers' order
+            out.append(fills[:k])
+        return out
+
+
+#: fill-in proposers by name (the ``fill.kind`` of a technique's config)
+FILL_PROPOSERS: Registry = Registry("fill proposer")
+FILL_PROPOSERS.register("masked_lm", MaskedLMFillProposer)
+FILL_PROPOSERS.register("wordnet_vectors", WordNetVectorsFillProposer)

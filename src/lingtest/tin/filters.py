@@ -1,0 +1,136 @@
+"""The two mutant filters (TIN section 3.3), counted per transformation.
+
+* Semantic (token and phrase level; any mutant with a ``changed`` span): the cosine similarity of
+  the context-aware embeddings (:class:`lingtest.tin.embedding.TokenEmbedder`) of the replaced span
+  in s and of its replacement in s' must be ``>= semantic_threshold[transformation]`` (0.65 in the
+  paper). A transformation without a threshold (``None``) is not filtered.
+* Naturalness (every mutant): SynEval as AEON computes it, ``weight_min * min + weight_mean * mean``
+  of the per-token probabilities of the sentence (0.6 and 0.4), from a scorer's
+  ``token_logprobs(texts)`` - the causal LM offline
+  (:meth:`lingtest.resources.lm.CausalLMScorer.token_logprobs`), or a masked LM's pseudo-likelihood
+  terms (:meth:`lingtest.resources.lm.MaskedLMScorer.token_logprobs`: each word piece masked in
+  turn, AEON's method). A mutant is kept when ``score(s') >= score(s) - epsilon[transformation]``
+  (the paper: 0.01, 0.02 for the structural transformation, for the CoNLL-scheme system; 0 for the
+  others).
+
+The semantic filter runs first; the naturalness filter scores only its survivors.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from lingtest.errors import ConfigError
+from lingtest.tin.embedding import TokenEmbedder, span_similarities
+from lingtest.tin.mutant import Mutant
+from lingtest.tin.text import detokenize
+
+
+class TokenLogprobScorer(Protocol):
+    def token_logprobs(self, texts: Sequence[str]) -> list[Any]:
+        """One record per text with ``logprobs`` (natural-log probability of each token)."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class FilterConfig:
+    """``semantic_threshold`` and ``epsilon`` by transformation name; SynEval weights."""
+
+    semantic_threshold: Mapping[str, float | None]
+    epsilon: Mapping[str, float]
+    weight_min: float
+    weight_mean: float
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> FilterConfig:
+        try:
+            return cls(semantic_threshold=dict(d["semantic_threshold"]), epsilon=dict(d["epsilon"]),
+                       weight_min=float(d["weight_min"]), weight_mean=float(d["weight_mean"]))
+        except KeyError as exc:
+            raise ConfigError(f"filter config lacks {exc}") from None
+
+
+@dataclass(slots=True)
+class FilterCounts:
+    """Mutants of one transformation: generated, removed by each filter, kept."""
+
+    generated: int = 0
+    semantic_removed: int = 0
+    naturalness_removed: int = 0
+
+    @property
+    def kept(self) -> int:
+        return self.generated - self.semantic_removed - self.naturalness_removed
+
+    def to_dict(self) -> dict[str, int]:
+        return {"generated": self.generated, "semantic_removed": self.semantic_removed,
+                "after_semantic": self.generated - self.semantic_removed,
+                "naturalness_removed": self.naturalness_removed, "kept": self.kept}
+
+
+@dataclass(slots=True)
+class FilterResult:
+    kept: list[Mutant]
+    counts: dict[str, FilterCounts] = field(default_factory=dict)
+
+
+def syneval(logprobs: Sequence[float], *, weight_min: float, weight_mean: float) -> float:
+    """``weight_min * min(p) + weight_mean * mean(p)`` over token probabilities ``p = exp(logprob)``
+    (0 for a text without tokens)."""
+    if not logprobs:
+        return 0.0
+    probs = [math.exp(x) for x in logprobs]
+    return weight_min * min(probs) + weight_mean * sum(probs) / len(probs)
+
+
+def naturalness_scores(scorer: TokenLogprobScorer, texts: Sequence[str], *, weight_min: float,
+                       weight_mean: float) -> list[float]:
+    """SynEval of each text (each distinct text scored once)."""
+    uniq = sorted(set(texts))
+    scored = scorer.token_logprobs(uniq) if uniq else []
+    by_text = {t: syneval(list(s.logprobs), weight_min=weight_min, weight_mean=weight_mean)
+               for t, s in zip(uniq, scored, strict=True)}
+    return [by_text[t] for t in texts]
+
+
+def filter_mutants(mutants: Sequence[Mutant], *, embedder: TokenEmbedder | None, lm: TokenLogprobScorer,
+                   config: FilterConfig) -> FilterResult:
+    """Apply both filters; scores go to ``Mutant.scores`` (``semantic``, ``naturalness``,
+    ``naturalness_source``) of every mutant that reached them."""
+    counts: dict[str, FilterCounts] = {}
+    for m in mutants:
+        counts.setdefault(m.transformation, FilterCounts()).generated += 1
+        if m.transformation not in config.epsilon:
+            raise ConfigError(f"no naturalness epsilon for transformation {m.transformation!r}")
+
+    # semantic
+    todo = [m for m in mutants if m.changed is not None and m.changed_followup is not None
+            and config.semantic_threshold.get(m.transformation) is not None]
+    if todo and embedder is None:
+        raise ConfigError("the semantic filter needs a token embedder")
+    sims = span_similarities(embedder, [((m.source, m.changed), (m.tokens, m.changed_followup))  # type: ignore[arg-type,misc]
+                                        for m in todo]) if todo else []
+    dropped: set[int] = set()
+    for m, sim in zip(todo, sims, strict=True):
+        m.scores["semantic"] = round(sim, 6)
+        if sim < float(config.semantic_threshold[m.transformation]):  # type: ignore[arg-type]
+            dropped.add(id(m))
+            counts[m.transformation].semantic_removed += 1
+    survivors = [m for m in mutants if id(m) not in dropped]
+
+    # naturalness
+    texts = [detokenize(m.source) for m in survivors] + [detokenize(m.tokens) for m in survivors]
+    scores = naturalness_scores(lm, texts, weight_min=config.weight_min, weight_mean=config.weight_mean)
+    n = len(survivors)
+    kept = []
+    for m, src, new in zip(survivors, scores[:n], scores[n:], strict=True):
+        m.scores["naturalness_source"] = round(src, 6)
+        m.scores["naturalness"] = round(new, 6)
+        if new >= src - float(config.epsilon[m.transformation]):
+            kept.append(m)
+        else:
+            counts[m.transformation].naturalness_removed += 1
+    return FilterResult(kept, counts)

@@ -1,0 +1,229 @@
+"""Grading TIN against gold (CoNLL-2003), automatically, where the paper inspected by hand.
+
+All comparisons are on gold-scheme labels and exact spans: predictions are mapped by an
+:class:`EntityMapper`, e.g. one scheme of :class:`lingtest.systems.ner.labels.LabelMaps` (the
+``ner_label_maps`` config table) through :class:`SchemeMapper`.
+
+* A prediction is **correct** when its entity set equals gold's. Gold maps onto s' through the
+  mutant's token alignment (replacements touch no predicted entity, shuffles and the structural
+  rule move spans that can be tracked); when a gold entity does not survive the mutation (the
+  system missed it and the mutation changed it), s' has no gold and only N(s) is graded - N(s) is
+  then wrong anyway.
+* An issue is **erroneous** (the paper's precision, Eq. 6) when N(s) or N(s') is wrong; since a
+  mutant of a wrong N(s) inherits the error, also reported: issues whose **source** prediction is
+  wrong, and **hits** - how many of the system's wrong source sentences are revealed by at least
+  one issue.
+* **Error categories** (RQ2) of a wrong prediction, one per gold or predicted entity at fault
+  (:func:`error_categories`): a gold entity with a prediction of the same span but another label is
+  an *incorrect category*; one overlapped only by predictions of other spans is a *range error*;
+  one overlapped by no prediction an *omission*; a prediction overlapping no gold entity is an
+  *over-labelling*, and one of another span overlapping only gold entities that are found
+  themselves a *range error* too (so every wrong prediction has at least one category).
+* **Repair** (Table 6): each suspicious span is T or F before repair (the label predicted for
+  exactly that span, or NULL, equals gold's label for exactly that span, or NULL) and after
+  (same with R(s)): TT, TF, FT, FF, Err2Cor = FT / (FT + FF), Cor2Err = TF / (TT + TF),
+  ErrorReduce = (FT - TF) / (FT + FF); and entity-level F1 (conlleval's) before and after repair.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from lingtest.data.model import Entity
+from lingtest.metrics.ner import PRF, score_ner
+from lingtest.systems.ner.labels import LabelMaps
+from lingtest.systems.ner.spans import entities_to_iob2
+from lingtest.tin.repair.relabel import label_at
+from lingtest.tin.spans import Span
+
+CATEGORIES = ("omission", "over_labelling", "incorrect_category", "range_error")
+TRANSITIONS = ("TT", "TF", "FT", "FF")
+
+
+class EntityMapper(Protocol):
+    def map_entities(self, entities: Iterable[Entity]) -> list[Entity]:
+        """The entities in the gold scheme (those with no counterpart left out)."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class SchemeMapper:
+    """One scheme of a :class:`~lingtest.systems.ner.labels.LabelMaps` table as an
+    :class:`EntityMapper` (sorted, duplicates merged)."""
+
+    maps: LabelMaps
+    scheme: str
+
+    def map_entities(self, entities: Iterable[Entity]) -> list[Entity]:
+        return sorted(set(self.maps.map_entities(self.scheme, entities)))
+
+
+def prediction_correct(pred: Iterable[Entity], gold: Iterable[Entity]) -> bool:
+    return set(pred) == set(gold)
+
+
+def error_categories(pred: Sequence[Entity], gold: Sequence[Entity]) -> Counter[str]:
+    """The errors of one prediction against gold (both in the gold scheme), by category."""
+    out: Counter[str] = Counter()
+    pset = set(pred)
+    for g in gold:
+        if g in pset:
+            continue
+        same_span = [p for p in pred if (p.start, p.end) == (g.start, g.end)]
+        if same_span:
+            out["incorrect_category"] += 1
+        elif any(p.start < g.end and g.start < p.end for p in pred):
+            out["range_error"] += 1
+        else:
+            out["omission"] += 1
+    gset = set(gold)
+    for p in pred:
+        if p in gset or any((g.start, g.end) == (p.start, p.end) for g in gold):
+            continue  # right, or counted as the gold entity's incorrect category
+        hit = [g for g in gold if p.start < g.end and g.start < p.end]
+        if not hit:
+            out["over_labelling"] += 1
+        elif all(g in pset for g in hit):
+            out["range_error"] += 1  # an extra span across a gold entity that is itself found
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class IssueGrade:
+    """``followup_wrong`` is ``None`` when the follow-up has no gold."""
+
+    erroneous: bool
+    source_wrong: bool
+    followup_wrong: bool | None
+    source_errors: dict[str, int] = field(default_factory=dict)
+    followup_errors: dict[str, int] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"erroneous": self.erroneous, "source_wrong": self.source_wrong,
+                "followup_wrong": self.followup_wrong, "source_errors": dict(self.source_errors),
+                "followup_errors": dict(self.followup_errors)}
+
+
+def grade_issue(source_pred: Sequence[Entity], followup_pred: Sequence[Entity], source_gold: Sequence[Entity],
+                followup_gold: Sequence[Entity] | None, label_map: EntityMapper) -> IssueGrade:
+    """Grade one issue (predictions in the system's labels, gold in the gold scheme)."""
+    sp, fp = label_map.map_entities(source_pred), label_map.map_entities(followup_pred)
+    src_wrong = not prediction_correct(sp, source_gold)
+    fu_wrong = None if followup_gold is None else not prediction_correct(fp, followup_gold)
+    return IssueGrade(
+        erroneous=src_wrong or bool(fu_wrong), source_wrong=src_wrong, followup_wrong=fu_wrong,
+        source_errors=dict(sorted(error_categories(sp, list(source_gold)).items())) if src_wrong else {},
+        followup_errors=(dict(sorted(error_categories(fp, list(followup_gold or [])).items()))
+                         if fu_wrong else {}),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class GradedIssue:
+    seed_id: str
+    transformation: str
+    grade: IssueGrade
+
+
+def _ratio(a: int, b: int) -> float | None:
+    return a / b if b else None
+
+
+def summarize_issues(issues: Sequence[GradedIssue], source_wrong: Mapping[str, bool]) -> dict[str, Any]:
+    """Per transformation and ``overall``: issues, erroneous, precision, issues with a wrong source,
+    hits (wrong sources revealed / all wrong sources tested) and error categories (RQ2: each wrong
+    source prediction counted once, each wrong follow-up prediction once). ``source_wrong``: every
+    tested source sentence -> whether N(s) is wrong."""
+    wrong_total = sum(bool(v) for v in source_wrong.values())
+    groups: dict[str, list[GradedIssue]] = {}
+    for it in issues:
+        groups.setdefault(it.transformation, []).append(it)
+    out: dict[str, Any] = {}
+    for name, group in [*sorted(groups.items()), ("overall", list(issues))]:
+        erroneous = sum(it.grade.erroneous for it in group)
+        src_wrong = sum(it.grade.source_wrong for it in group)
+        hit_seeds = {it.seed_id for it in group if source_wrong.get(it.seed_id, it.grade.source_wrong)}
+        cats: Counter[str] = Counter()
+        counted: set[str] = set()
+        for it in group:
+            if it.grade.source_wrong and it.seed_id not in counted:
+                counted.add(it.seed_id)
+                cats.update(it.grade.source_errors)
+            cats.update(it.grade.followup_errors)
+        n_cat = sum(cats.values())
+        out[name] = {
+            "issues": len(group), "erroneous": erroneous, "precision": _ratio(erroneous, len(group)),
+            "source_wrong": src_wrong, "source_wrong_share": _ratio(src_wrong, len(group)),
+            "hits": len(hit_seeds), "wrong_sources": wrong_total,
+            "hit_rate": _ratio(len(hit_seeds), wrong_total),
+            "error_categories": {c: cats.get(c, 0) for c in CATEGORIES},
+            "error_category_shares": {c: _ratio(cats.get(c, 0), n_cat) for c in CATEGORIES},
+        }
+    return out
+
+
+# ---- repair -------------------------------------------------------------------------------------------
+def repair_transition(before: Sequence[Entity], after: Sequence[Entity], gold: Sequence[Entity], span: Span,
+                      label_map: EntityMapper) -> str:
+    """``"TT"``, ``"TF"``, ``"FT"`` or ``"FF"`` for one suspicious span (predictions in the system's
+    labels, gold in the gold scheme)."""
+    g = label_at(gold, span)
+    ok_before = label_at(label_map.map_entities(before), span) == g
+    ok_after = label_at(label_map.map_entities(after), span) == g
+    return ("T" if ok_before else "F") + ("T" if ok_after else "F")
+
+
+@dataclass(frozen=True, slots=True)
+class RepairCounts:
+    tt: int = 0
+    tf: int = 0
+    ft: int = 0
+    ff: int = 0
+
+    @classmethod
+    def of(cls, transitions: Iterable[str]) -> RepairCounts:
+        c = Counter(transitions)
+        unknown = set(c) - set(TRANSITIONS)
+        if unknown:
+            raise ValueError(f"unknown repair transitions {sorted(unknown)}")
+        return cls(c["TT"], c["TF"], c["FT"], c["FF"])
+
+    @property
+    def num_error(self) -> int:
+        return self.ft + self.ff
+
+    @property
+    def num_correct(self) -> int:
+        return self.tt + self.tf
+
+    @property
+    def err2cor(self) -> float | None:
+        return _ratio(self.ft, self.num_error)
+
+    @property
+    def cor2err(self) -> float | None:
+        return _ratio(self.tf, self.num_correct)
+
+    @property
+    def error_reduce(self) -> float | None:
+        return _ratio(self.ft - self.tf, self.num_error)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"TT": self.tt, "TF": self.tf, "FT": self.ft, "FF": self.ff, "num_error": self.num_error,
+                "num_correct": self.num_correct, "err2cor": self.err2cor, "cor2err": self.cor2err,
+                "error_reduce": self.error_reduce}
+
+
+def ner_f1(preds: Sequence[Sequence[Entity]], golds: Sequence[Sequence[Entity]], lengths: Sequence[int],
+           label_map: EntityMapper) -> PRF:
+    """conlleval's overall entity scores of system predictions (mapped) against gold over sentences
+    of the given lengths (entities written as IOB2 tags,
+    :func:`~lingtest.systems.ner.spans.entities_to_iob2`; they must not overlap)."""
+    if not len(preds) == len(golds) == len(lengths):
+        raise ValueError(f"{len(preds)} predictions, {len(golds)} gold, {len(lengths)} lengths")
+    gold_tags = [entities_to_iob2(list(g), n) for g, n in zip(golds, lengths, strict=True)]
+    pred_tags = [entities_to_iob2(label_map.map_entities(p), n) for p, n in zip(preds, lengths, strict=True)]
+    return score_ner(gold_tags, pred_tags).overall

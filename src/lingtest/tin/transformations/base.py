@@ -1,0 +1,62 @@
+"""The transformation protocol and constituency-tree helpers shared by the transformations."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import ClassVar, Protocol, runtime_checkable
+
+from lingtest.data.model import Tree
+from lingtest.tin.mutant import Mutant, TinSource
+
+#: PTB tags of proper nouns
+PROPER_NOUN_TAGS = frozenset({"NNP", "NNPS"})
+
+
+@runtime_checkable
+class Transformation(Protocol):
+    """``generate(sources) -> mutants`` (batched over sentences; mutants in source order, then in
+    the transformation's own deterministic order). ``relation`` names the metamorphic relation the
+    mutants are checked with."""
+
+    name: ClassVar[str]
+    relation: ClassVar[str]
+
+    def generate(self, sources: Sequence[TinSource]) -> list[Mutant]: ...
+
+
+def base_label(label: str) -> str:
+    """A constituent label without PTB function tags or indices (``NP-SBJ-1`` -> ``NP``)."""
+    if label.startswith("-"):  # -LRB-, -NONE-
+        return label
+    return label.split("-", 1)[0].split("=", 1)[0]
+
+
+def tag_of(node: Tree) -> str:
+    """The POS tag of a preterminal."""
+    return node.label
+
+
+def preterminals(node: Tree) -> Iterator[Tree]:
+    """The preterminals under ``node``, left to right."""
+    if node.token is not None:
+        yield node
+        return
+    for c in node.children:
+        yield from preterminals(c)
+
+
+def has_descendant(node: Tree, label: str) -> bool:
+    """Whether a node strictly below ``node`` has (base) label ``label``."""
+    for c in node.children:
+        if c.token is None and (base_label(c.label) == label or has_descendant(c, label)):
+            return True
+    return False
+
+
+def minimal_phrases(tree: Tree, label: str = "NP") -> list[Tree]:
+    """Nodes labelled ``label`` with no ``label`` node below them, left to right."""
+    out = []
+    for node in tree.subtrees():
+        if node.token is None and base_label(node.label) == label and not has_descendant(node, label):
+            out.append(node)
+    return sorted(out, key=lambda n: n.span())

@@ -1,0 +1,119 @@
+"""Phrase-level similar sentences (TIN section 3.2.1, 2): one noun phrase replaced per mutant.
+
+Every minimal NP of the constituency tree (no NP below it) that does not overlap a predicted
+entity is looked up without its leading determiners and pronouns (:func:`lingtest.tin.phrases.np_core`,
+the public TIN code strips DT/PRP); NPs that are only a determiner or pronoun are skipped. Each of
+the phrase index's ``topn`` neighbours with score ``>= min_score`` gives a mutant, the determiner
+kept, after the TIN code's clean-up: a leading *the/a/an* of the neighbour is dropped, the
+neighbour must be words of letters (``'`` and ``-`` allowed), at most ``max_words`` of them, and
+differ from the original; after *a/an* a plural is skipped (the code's crude test, kept: a last
+word ending in *s* but not *ss*, so *bus* counts as plural too).
+lingtest also makes the article agree (*a* / *an* by the new first letter, recorded in
+``params["article"]``) and gives the phrase the original's capitalisation (all capitals, or a
+capital first letter).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from lingtest.tin.mutant import MR1, Mutant, TinSource
+from lingtest.tin.phrases import PHRASE_WORD_RE, PhraseIndex, np_core, tree_tags
+from lingtest.tin.spans import TokenMap, overlaps
+from lingtest.tin.transformations.base import minimal_phrases
+
+ARTICLES = frozenset({"the", "a", "an"})
+VOWELS = frozenset("aeiouAEIOU")
+
+
+def _case_like(words: list[str], original: Sequence[str]) -> list[str]:
+    if all(len(w) > 1 and w.isupper() for w in original):
+        return [w.upper() for w in words]
+    if original[0][:1].isupper():
+        return [words[0][:1].upper() + words[0][1:], *words[1:]]
+    return words
+
+
+def _article(det: str, first_word: str) -> str:
+    new = "an" if first_word[:1] in VOWELS else "a"
+    if det.isupper() and len(det) > 1:
+        return new.upper()
+    return new.capitalize() if det[:1].isupper() else new
+
+
+class PhraseLevel:
+    """``index``: a :class:`~lingtest.tin.phrases.PhraseIndex` (offline: MiniLM over minimal NPs;
+    hub: sense2vec)."""
+
+    name: ClassVar[str] = "phrase"
+    relation: ClassVar[str] = MR1
+
+    def __init__(self, index: PhraseIndex, *, topn: int, min_score: float, max_words: int) -> None:
+        if topn < 1 or max_words < 1:
+            raise ValueError("topn and max_words must be positive")
+        self.index = index
+        self.topn = topn
+        self.min_score = float(min_score)
+        self.max_words = max_words
+
+    def slots(self, source: TinSource) -> list[tuple[int, int, int]]:
+        """``(np start, core start, end)`` of each replaceable NP, left to right."""
+        if source.tree is None:
+            return []
+        tags = tree_tags(source.tree, len(source.tokens))
+        out = []
+        for node in minimal_phrases(source.tree, "NP"):
+            span = node.span()
+            if any(overlaps(span, (e.start, e.end)) for e in source.entities):
+                continue
+            core = np_core(tags, span)
+            if core is None or not any(ch.isalpha() for w in source.tokens[core[0]:core[1]] for ch in w):
+                continue
+            out.append((span[0], core[0], core[1]))
+        return out
+
+    def _clean(self, phrase: str, det: str | None) -> list[str] | None:
+        words = phrase.split()
+        while words and words[0].lower() in ARTICLES:
+            words = words[1:]
+        if not words or len(words) > self.max_words or not all(PHRASE_WORD_RE.match(w) for w in words):
+            return None
+        last = words[-1].lower()
+        if det is not None and det.lower() in ("a", "an") and last.endswith("s") and not last.endswith("ss"):
+            return None
+        return words
+
+    def generate(self, sources: Sequence[TinSource]) -> list[Mutant]:
+        jobs: list[tuple[int, int, int, int]] = []  # (source, np start, core start, end)
+        for si, s in enumerate(sources):
+            jobs.extend((si, a, c, b) for a, c, b in self.slots(s))
+        queries = [" ".join(sources[si].tokens[c:b]) for si, _, c, b in jobs]
+        answers = self.index.neighbours(queries, self.topn) if queries else []
+        out = []
+        for (si, a, c, b), query, nbrs in zip(jobs, queries, answers, strict=True):
+            s = sources[si]
+            det = s.tokens[c - 1] if c > a else None
+            seen = {query.lower()}
+            for rank, (phrase, score) in enumerate(nbrs[: self.topn]):
+                if score < self.min_score:
+                    continue
+                words = self._clean(phrase, det)
+                if words is None or " ".join(words).lower() in seen:
+                    continue
+                seen.add(" ".join(words).lower())
+                words = _case_like(words, s.tokens[c:b])
+                new = list(s.tokens[:c]) + words + list(s.tokens[b:])
+                params = {"start": c, "end": b, "old": query, "new": " ".join(words), "np": [a, b],
+                          "rank": rank, "score": round(float(score), 6)}
+                if det is not None and det.lower() in ("a", "an"):
+                    art = _article(det, words[0])
+                    if art != det:
+                        new[c - 1] = art
+                        params["article"] = art
+                out.append(Mutant(
+                    seed_id=s.id, transformation=self.name, relation=self.relation, source=list(s.tokens),
+                    tokens=new, alignment=TokenMap.replacement(len(s.tokens), c, b, len(words)),
+                    changed=(c, b), changed_followup=(c, c + len(words)), params=params,
+                ))
+        return out

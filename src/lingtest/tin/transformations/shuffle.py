@@ -1,0 +1,111 @@
+"""Random entity shuffle (TIN section 3.2.3): the predicted entities of one type trade places.
+
+For every label with at least two entities in N(s), the entities of that label are permuted among
+their positions (the other entities stay): every permutation when there are at most
+``max_exhaustive`` of them, else ``samples`` distinct permutations drawn with a generator seeded by
+(``seed``, sentence id, label). The identity, and any permutation that gives back the same words
+(two entities with equal text), are left out; each mutant permutes one label. Entities that overlap
+another predicted entity (nested predictions) are not moved: a label with one is skipped. (The
+public TIN code permutes all labels at once, as a cartesian product, and its sampled shuffles are
+all equal - a bug; here each label is a separate mutant and samples are distinct.)
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Sequence
+from typing import ClassVar
+
+from lingtest.data.model import Entity, stable_id
+from lingtest.tin.mutant import MR2, Mutant, TinSource
+from lingtest.tin.spans import TokenMap, overlaps
+
+
+def permutations_of(n: int, *, max_exhaustive: int, samples: int,
+                    rng: random.Random) -> list[tuple[int, ...]]:
+    """Non-identity permutations of ``range(n)``: all of them when ``n <= max_exhaustive``, else up
+    to ``samples`` distinct random ones (in the order drawn)."""
+    ident = tuple(range(n))
+    if n < 2:
+        return []
+    if n <= max_exhaustive:
+        return [p for p in itertools.permutations(range(n)) if p != ident]
+    out: list[tuple[int, ...]] = []
+    seen = {ident}
+    tries = 0
+    while len(out) < samples and tries < samples * 50:
+        tries += 1
+        p = list(range(n))
+        rng.shuffle(p)
+        t = tuple(p)
+        if t not in seen:
+            seen.add(t)
+            out.append(t)
+    return out
+
+
+def apply_permutation(tokens: Sequence[str], slots: Sequence[Entity],
+                      perm: Sequence[int]) -> tuple[list[str], list[int | None]]:
+    """Put entity ``perm[k]`` into the place of entity ``k``; returns the words and, per new
+    position, its source index."""
+    starts = {e.start: k for k, e in enumerate(slots)}
+    order: list[int | None] = []
+    i = 0
+    while i < len(tokens):
+        k = starts.get(i)
+        if k is None:
+            order.append(i)
+            i += 1
+            continue
+        moved = slots[perm[k]]
+        order.extend(range(moved.start, moved.end))
+        i = slots[k].end
+    return [tokens[j] for j in order if j is not None], order
+
+
+class EntityShuffle:
+    """Permute the entities of each type; checked with MR2. ``max_exhaustive``: enumerate every
+    permutation up to this many entities of a type; ``samples``: seeded permutations otherwise."""
+
+    name: ClassVar[str] = "shuffle"
+    relation: ClassVar[str] = MR2
+
+    def __init__(self, *, max_exhaustive: int, samples: int, seed: int) -> None:
+        if max_exhaustive < 1 or samples < 0:
+            raise ValueError("max_exhaustive must be >= 1 and samples >= 0")
+        self.max_exhaustive = max_exhaustive
+        self.samples = samples
+        self.seed = seed
+
+    def _rng(self, source_id: str, label: str) -> random.Random:
+        return random.Random(int(stable_id(self.seed, source_id, label), 16))
+
+    def mutants_of(self, source: TinSource) -> list[Mutant]:
+        out: list[Mutant] = []
+        ents = sorted(source.entities)
+        for label in sorted({e.label for e in ents}):
+            slots = [e for e in ents if e.label == label]
+            if len(slots) < 2:
+                continue
+            if any(overlaps((a.start, a.end), (b.start, b.end)) for a in slots for b in ents if a != b):
+                continue
+            seen = {tuple(source.tokens)}
+            perms = permutations_of(len(slots), max_exhaustive=self.max_exhaustive, samples=self.samples,
+                                    rng=self._rng(source.id, label))
+            for perm in perms:
+                words, order = apply_permutation(source.tokens, slots, perm)
+                if tuple(words) in seen:
+                    continue
+                seen.add(tuple(words))
+                out.append(Mutant(
+                    seed_id=source.id, transformation=self.name, relation=self.relation,
+                    source=list(source.tokens), tokens=words,
+                    alignment=TokenMap.from_order(len(source.tokens), order),
+                    params={"label": label, "permutation": list(perm),
+                            "entities": [[e.start, e.end] for e in slots]},
+                ))
+        return out
+
+    def generate(self, sources: Sequence[TinSource]) -> list[Mutant]:
+        return [m for s in sources for m in self.mutants_of(s)]

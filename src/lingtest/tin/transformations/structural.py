@@ -1,0 +1,221 @@
+"""Structural transformation: a declarative sentence becomes a question (TIN section 3.2.2).
+
+On the constituency tree, the first clause ``S -> NP VP`` met in breadth-first order is inverted
+by the first child of its VP, which must be a verb. As in the public TIN code the search does not
+look inside ``SQ``, ``SBAR``, ``SBARQ`` or ``SINV``; lingtest takes the paper's ``S -> NP VP``
+literally and additionally requires (on real CoNLL-2003 parses the looser rule makes mostly
+ungrammatical questions, left to the naturalness filter): the search does not enter a ``VP``
+(a clause there is a complement: *saw [their luck desert them]*), only adverbs, parentheticals
+and commas may stand between the subject NP and the VP (not *Result : Pakistan won*), and the
+clause starts the sentence (only quotes or brackets before it):
+
+1. a modal (``MD``) or a form of *be* with a complement (*am, is, are, was, were* and at least one
+   more child in the VP) moves to the front of the clause: *Twitter was the obvious solution.* ->
+   *Was twitter the obvious solution?*;
+2. an auxiliary - *have/has/had* before a participle VP, *do/does/did* before a VP - moves to the
+   front: *He has faced floods.* -> *Has he faced floods?*;
+3. any other verb is lemmatised (the parse's lemma, else lemminflect) and *do* inserted at the
+   front, inflected by the verb's tag: ``VBZ`` -> *does*, ``VBD``/``VBN`` -> *did*,
+   ``VB``/``VBP``/``VBG`` -> *do* (the paper; the public TIN code writes *Did* for the last group):
+   *He cried.* -> *Did he cry?*
+
+Contractions (*'s*, *'re*, *'ve*, *'d*, *'ll*) and a bare *be* without a complement give no mutant.
+The fronted word is capitalised and the subject's first word lowercased unless it is *I*, a proper
+noun (``NNP``/``NNPS``), an acronym (all capitals, two letters or more) or inside a predicted entity;
+the lowercased position is recorded in ``Mutant.restore``.
+Finally a sentence-final ``.`` (possibly followed by closing quotes or brackets) becomes ``?``.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Sequence
+from typing import ClassVar
+
+from lingtest.data.model import Tree
+from lingtest.tin.mutant import MR2, Mutant, TinSource
+from lingtest.tin.spans import TokenMap, inside_any
+from lingtest.tin.transformations.base import PROPER_NOUN_TAGS, base_label
+
+BE_FORMS = frozenset({"am", "is", "are", "was", "were"})
+HAVE_FORMS = frozenset({"have", "has", "had"})
+DO_FORMS = frozenset({"do", "does", "did"})
+DO_BY_TAG = {"VBZ": "does", "VBD": "did", "VBN": "did", "VB": "do", "VBP": "do", "VBG": "do"}
+NOT_SEARCHED = frozenset({"SQ", "SBAR", "SBARQ", "SINV", "VP"})
+BETWEEN_SUBJECT_AND_VP = frozenset({"ADVP", "PRN", "RB", ","})
+CLOSERS = frozenset({'"', "''", "'", "”", "’", ")", "-RRB-", "]", "}"})
+
+
+def find_clause(tree: Tree, tokens: Sequence[str]) -> tuple[Tree, Tree, Tree] | None:
+    """``(S, its subject NP, its VP)`` of the first invertible clause in breadth-first order."""
+    queue: deque[Tree] = deque([tree])
+    while queue:
+        node = queue.popleft()
+        if node.token is not None:
+            continue
+        label = base_label(node.label)
+        if label == "S":
+            found = _clause_parts(node, tokens)
+            if found is not None:
+                return found
+        if label in NOT_SEARCHED:
+            continue
+        queue.extend(node.children)
+    return None
+
+
+def _is_punct(node: Tree, tokens: Sequence[str]) -> bool:
+    return node.token is not None and not any(ch.isalnum() for ch in tokens[node.token])
+
+
+def _clause_parts(node: Tree, tokens: Sequence[str]) -> tuple[Tree, Tree, Tree] | None:
+    kids = list(node.children)
+    while kids and _is_punct(kids[0], tokens):  # opening quotes or brackets
+        kids.pop(0)
+    if not kids or kids[0].token is not None or base_label(kids[0].label) != "NP":
+        return None
+    start = kids[0].span()[0]
+    if not any(ch.isalnum() for ch in tokens[start]):
+        return None
+    if any(ch.isalnum() for w in tokens[:start] for ch in w):
+        return None  # the clause does not start the sentence
+    for c in kids[1:]:
+        label = base_label(c.label)
+        if c.token is None and label == "VP":
+            return node, kids[0], c
+        if label not in BETWEEN_SUBJECT_AND_VP:
+            return None
+    return None
+
+
+def _first_preterminal(node: Tree) -> Tree | None:
+    while node.token is None:
+        if not node.children:
+            return None
+        node = node.children[0]
+    return node
+
+
+def _is_aux(word: str, vp: Tree) -> bool:
+    """*have* before a participle VP, or *do* before a VP."""
+    w = word.lower()
+    if w not in HAVE_FORMS and w not in DO_FORMS:
+        return False
+    for c in vp.children[1:]:
+        if c.token is None and base_label(c.label) == "VP":
+            if w in DO_FORMS:
+                return True
+            head = _first_preterminal(c)
+            return head is not None and head.label == "VBN"
+    return False
+
+
+def _capitalise(word: str) -> str:
+    return word[:1].upper() + word[1:]
+
+
+def _question_mark(words: list[str]) -> bool:
+    """Turn the sentence-final period into a question mark (in place)."""
+    j = len(words) - 1
+    while j >= 0 and words[j] in CLOSERS:
+        j -= 1
+    if j >= 0 and words[j] == ".":
+        words[j] = "?"
+        return True
+    return False
+
+
+def lemmatize_verb(word: str) -> str:
+    """lemminflect's verb lemma (:func:`lingtest.crest.inflect.lemmatize`), imported when needed."""
+    from lingtest.crest.inflect import lemmatize
+
+    return lemmatize(word, "VERB")
+
+
+def _lemma(source: TinSource, v: int, tag: str) -> str:
+    word = source.tokens[v]
+    lemma = source.lemmas[v] if source.lemmas is not None else None
+    if not lemma and tag in ("VB", "VBP"):
+        lemma = word  # already the base form
+    if not lemma:
+        lemma = lemmatize_verb(word)
+    lemma = lemma.lower()
+    return lemma.upper() if len(word) > 1 and word.isupper() else lemma
+
+
+def interrogative(source: TinSource) -> Mutant | None:
+    """The question made from ``source`` (which needs a tree), or ``None`` when no rule applies."""
+    if source.tree is None:
+        return None
+    tokens = source.tokens
+    found = find_clause(source.tree, tokens)
+    if found is None:
+        return None
+    clause, subject, vp = found
+    verb = vp.children[0]
+    if verb.token is None or not (verb.label.startswith("VB") or verb.label == "MD"):
+        return None
+    v = verb.token
+    word = tokens[v]
+    low = word.lower()
+    if word.startswith("'") or low in ("n't", "ca", "wo"):
+        return None
+    if verb.label == "MD":
+        rule = "modal"
+    elif low in BE_FORMS:
+        if len(vp.children) < 2:
+            return None
+        rule = "be"
+    elif _is_aux(word, vp):
+        rule = "aux"
+    elif verb.label in DO_BY_TAG and low not in BE_FORMS and low not in ("be", "been", "being"):
+        rule = "do-support"
+    else:
+        return None
+
+    s0 = subject.span()[0]
+    order: list[int | None] = list(range(len(tokens)))
+    words = list(tokens)
+    aux = None
+    if rule == "do-support":
+        aux = DO_BY_TAG[verb.label]
+        words[v] = _lemma(source, v, verb.label)
+        order.insert(s0, None)
+    else:
+        order.remove(v)
+        order.insert(s0, v)
+    out = [words[i] if i is not None else str(aux) for i in order]
+
+    restore: dict[int, str] = {}
+    out[s0] = _capitalise(out[s0])  # the fronted word (the clause starts the sentence)
+    first = tokens[s0]
+    j = order.index(s0)
+    subject_tag = next((n.label for n in subject.subtrees() if n.token == s0), "")
+    keep = (first == "I" or first.startswith("I'") or subject_tag in PROPER_NOUN_TAGS
+            or (len(first) > 1 and first.isupper()) or inside_any(s0, source.entities)
+            or not first[:1].isupper())
+    if not keep:
+        out[j] = first[:1].lower() + first[1:]
+        restore[j] = first
+    question = _question_mark(out)
+    return Mutant(
+        seed_id=source.id, transformation=Structural.name, relation=MR2, source=list(tokens), tokens=out,
+        alignment=TokenMap.from_order(len(tokens), order), restore=restore,
+        params={"rule": rule, "verb": v, "old": word, **({"aux": aux, "lemma": words[v]} if aux else {}),
+                "clause": list(clause.span()), "question_mark": question},
+    )
+
+
+class Structural:
+    """Declarative -> interrogative (one mutant per sentence at most); checked with MR2."""
+
+    name: ClassVar[str] = "structural"
+    relation: ClassVar[str] = MR2
+
+    def generate(self, sources: Sequence[TinSource]) -> list[Mutant]:
+        out = []
+        for s in sources:
+            m = interrogative(s)
+            if m is not None:
+                out.append(m)
+        return out
