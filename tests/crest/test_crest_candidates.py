@@ -75,7 +75,9 @@ class _FakeVocab:
         self.words = ["lake", "pond", "pool", "sea", "eat", "devour", "run"]
         vecs = {"lake": [1, 0.1, 0], "pond": [1, 0.2, 0], "pool": [0.9, 0.3, 0], "sea": [0.2, 1, 0],
                 "eat": [0, 0, 1], "devour": [0.1, 0, 1], "run": [0, 1, 0.1]}
-        self.key = {w: i + 1 for i, w in enumerate(self.words)}
+        from spacy.strings import hash_string
+
+        self.key = {w: hash_string(w) for w in self.words}  # queries are looked up by this hash
         self.vectors = SimpleNamespace(data=np.array([vecs[w] for w in self.words], dtype=np.float32),
                                        key2row={self.key[w]: i for i, w in enumerate(self.words)})
         self.strings = SimpleNamespace(__getitem__=None)
@@ -94,7 +96,7 @@ class _FakeWN:
 
 
 def test_vector_proposer_same_pos_inflected():
-    idx = VectorIndex(_FakeVocab(), _FakeWN())
+    idx = VectorIndex.build(_FakeVocab(), _FakeWN())
     p = VectorProposer(index=idx, topn=2, min_similarity=0.5)
     s = _sent("The/DET/DT/the lakes/NOUN/NNS/lake ate/VERB/VBD/eat")
     out = p.propose(s, [0, 1, 2])
@@ -232,7 +234,7 @@ def _hashed_fake_vocab():
 
 
 def test_vector_index_disk_round_trip(tmp_path):
-    idx = VectorIndex(_hashed_fake_vocab(), _FakeWN())
+    idx = VectorIndex.build(_hashed_fake_vocab(), _FakeWN())
     idx.save(tmp_path / "i.npz")
     back = VectorIndex.load(tmp_path / "i.npz")
     q = [("lake", "NOUN"), ("eat", "VERB"), ("Pond", "NOUN"), ("zzz", "NOUN"), ("run", "ADJ")]

