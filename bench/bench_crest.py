@@ -6,7 +6,8 @@ vector proposers, the causal-LM ranker (converted Gemma-3-270M, unless ``--no-ra
 oracle and gold grading. Timing starts after the one-time model loads (reported separately) and
 covers parse -> propose -> rank -> replace-and-check -> select -> predict -> oracle -> grade.
 
-    .venv/bin/python bench/bench_crest.py [--sources 40 (crest.N)] [-M 20] [--no-ranker] [--runs 3] [--out bench/results/crest.json]
+    .venv/bin/python bench/bench_crest.py [--sources 40 (crest.N)] [-M 20] [--no-ranker] [--runs 3]
+        [--out bench/results/crest.json]
 
 Sources come from ``data/prepared/<corpus>/test.jsonl`` when present, else from the OntoGUM
 mirror (test documents of ``splits.md``).
@@ -56,20 +57,19 @@ def main() -> None:
     ap.add_argument("-M", "--M", dest="M", type=int, default=None, help="crest.M (follow-ups per source)")
     ap.add_argument("--no-ranker", action="store_true")
     ap.add_argument("--system", default="sieve")
-    ap.add_argument("--runs", type=int, default=1, help="timed runs (each with a fresh parse cache); the median is reported")
+    ap.add_argument("--runs", type=int, default=1,
+                    help="timed runs (each with a fresh parse cache); the median is reported")
     ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "crest.json"))
     ap.add_argument("overrides", nargs="*", help="Hydra overrides, e.g. crest.ranker.window=2")
     args = ap.parse_args()
 
-    from lingtest.config import compose
-    from lingtest.crest.evaluate import evaluate_system, summarize
-    from lingtest.data.io import write_json
-    from lingtest.config import to_plain
-    from lingtest.crest import stages as P
-
     import os
     import tempfile
 
+    from lingtest.config import compose, to_plain
+    from lingtest.crest import stages as P
+    from lingtest.crest.evaluate import evaluate_system, summarize
+    from lingtest.data.io import write_json
     from lingtest.resources.lm import idle_cpus
 
     # the machine is shared: record how busy it was (other jobs change the figure a lot)

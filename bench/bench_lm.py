@@ -83,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
             torch.cuda.synchronize()
         dt = time.perf_counter() - t
         reference = reference or scores
-        max_diff = max(abs(a - b) for a, b in zip(scores, reference))
+        max_diff = max(abs(a - b) for a, b in zip(scores, reference, strict=True))
         runs.append({"batch_size": bs, "seconds": round(dt, 3), "sentences_per_s": round(len(texts) / dt, 2),
                      "tokens_per_s": round(n_tokens / dt, 1), "max_abs_diff_vs_first": round(max_diff, 6)})
         print(f"batch {bs:>4}: {len(texts) / dt:8.1f} sentences/s  {n_tokens / dt:9.1f} tokens/s  "

@@ -2,7 +2,8 @@
 
 Parses the gold trees' own tokens (pre-tokenised, one sentence per gold tree), derives trees
 with :func:`lingtest.parsing.dep2const.dependency_to_constituency` and scores them against
-``gum/const/*.ptb`` with evalb/COLLINS.prm conventions. Writes ``bench/results/parse.json`` (the DVC stage ``parser_agreement`` writes the tracked figure).
+``gum/const/*.ptb`` with evalb/COLLINS.prm conventions. Writes ``bench/results/parse.json`` (the
+DVC stage ``parser_agreement`` writes the tracked figure).
 
     .venv/bin/python bench/bench_parse.py --split test            # GUM test split
     .venv/bin/python bench/bench_parse.py --split all --model en_core_web_md

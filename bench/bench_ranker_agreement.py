@@ -9,7 +9,8 @@ ranks exactly the same candidates again under each setting and under the referen
 sentence, float32) and reports, per setting, how many keep/drop decisions equal the reference's,
 the largest probability difference and the scoring time.
 
-    .venv/bin/python -W ignore bench/bench_ranker_agreement.py [--sources 40] [--out bench/results/ranker_agreement.json]
+    .venv/bin/python -W ignore bench/bench_ranker_agreement.py [--sources 40]
+        [--out bench/results/ranker_agreement.json]
 
 Settings (``window/left_window/dtype``, ``all`` = whole sentence on that side) default to the
 previous default (4/8/bfloat16), the current one (3/all/bfloat16) and neighbours.
@@ -48,10 +49,11 @@ def main() -> None:
     import tempfile
 
     from bench_crest import _load_docs
+
     from lingtest.config import compose
+    from lingtest.crest import stages as P
     from lingtest.crest.candidates.rank import LMRanker
     from lingtest.data.io import write_json
-    from lingtest.crest import stages as P
     from lingtest.resources.lm import CausalLMScorer
 
     tmp_cache = tempfile.mkdtemp(prefix="ranker-agreement-")
@@ -101,11 +103,12 @@ def main() -> None:
     for s in args.settings:
         window, left, dtype = _parse_setting(s)
         probs, seconds, _ = rank(scorer(dtype), window, left)
-        agree = sum((a >= thr) == (b >= thr) for a, b in zip(probs, ref))
+        agree = sum((a >= thr) == (b >= thr) for a, b in zip(probs, ref, strict=True))
         rows.append({"setting": s, "window": window, "left_window": left, "dtype": dtype,
                      "decisions_equal": agree, "decisions": len(ref), "agreement": round(agree / len(ref), 4),
-                     "max_abs_prob_diff": round(max(abs(a - b) for a, b in zip(probs, ref)), 4),
-                     "mean_abs_prob_diff": round(sum(abs(a - b) for a, b in zip(probs, ref)) / len(ref), 4),
+                     "max_abs_prob_diff": round(max(abs(a - b) for a, b in zip(probs, ref, strict=True)), 4),
+                     "mean_abs_prob_diff": round(sum(abs(a - b) for a, b in zip(probs, ref, strict=True))
+                                                 / len(ref), 4),
                      "seconds": round(seconds, 2)})
         print(json.dumps(rows[-1]))
     out = {"benchmark": "crest_ranker_agreement", "corpus": origin, "sources": len(sources),

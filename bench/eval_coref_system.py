@@ -80,8 +80,8 @@ def main(argv: list[str] | None = None) -> int:
 
     from lingtest.metrics.coref import conll_f1_from_scores, score_documents
     from lingtest.readers.conll_coref import read_ontogum
-    from lingtest.systems.factory import instantiate
     from lingtest.systems.coref.base import ensure_parsed
+    from lingtest.systems.factory import instantiate
 
     root = project_root()
     mirror = mirror_root(args.mirror)
@@ -111,7 +111,8 @@ def main(argv: list[str] | None = None) -> int:
     preds = system.predict(inputs)
     predict_s = time.perf_counter() - t0
 
-    responses = [Document(id=d.id, part=d.part, sentences=d.sentences, clusters=c) for d, c in zip(gold, preds)]
+    responses = [Document(id=d.id, part=d.part, sentences=d.sentences, clusters=c)
+                 for d, c in zip(gold, preds, strict=True)]
     scores = score_documents(gold, responses, METRICS)
     conll = conll_f1_from_scores(scores)
     result = {

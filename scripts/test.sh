@@ -4,5 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+echo "lint: ruff check src tests bench hydra_plugins; types: mypy src/lingtest"
+.venv/bin/ruff check src tests bench hydra_plugins
+.venv/bin/mypy src/lingtest
 export LINGTEST_NO_PROGRESS=1
 exec .venv/bin/python -m pytest -q -p no:cacheprovider "$@"

@@ -64,7 +64,8 @@ def test_multiword_replacement_updates_every_index():
     # trees cover the new token indices
     assert s1.tree.leaves() == [0, 1, 2, 3, 4]
     assert s2.tree.leaves() == list(range(6))
-    assert s2.tree.to_bracketed(s2.words) == "(S (NP (DT The) (NN ice) (NN cream)) (VP (VBD was) (ADJP (JJ cold))) (. .))"
+    assert s2.tree.to_bracketed(s2.words) == ("(S (NP (DT The) (NN ice) (NN cream)) "
+                                              "(VP (VBD was) (ADJP (JJ cold))) (. .))")
     # the input is untouched
     assert doc.words == "I like dessert . The dessert was cold .".split()
     assert omap[2] == 2 and omap[3] == 4 and omap[9] == 11

@@ -17,7 +17,8 @@ from lingtest.data import Document, read_jsonl
 @pytest.fixture()
 def tiny(fixtures_dir):
     d = fixtures_dir / "adversarial"
-    return list(read_jsonl(d / "train.jsonl", Document.from_dict)), list(read_jsonl(d / "test.jsonl", Document.from_dict))
+    return (list(read_jsonl(d / "train.jsonl", Document.from_dict)),
+            list(read_jsonl(d / "test.jsonl", Document.from_dict)))
 
 
 def test_mention_strings(tiny):
@@ -57,7 +58,8 @@ def test_changed_mentions_follow_multiword_shifts(tiny):
     changes = [Change(doc.key, 3, omap[3], "dog", ("hot", "dog"), "hyponym", 0)]
     assert changed_token_map(changes) == {doc.key: {3, 4}}
     assert changed_mention_share([new], changes)[:2] == (1, 5)
-    assert [new.mention_text(m) for c in new.clusters for m in c.mentions][:4] == ["Mary", "Mary", "the hot dog", "The dog"]
+    mentions = [new.mention_text(m) for c in new.clusters for m in c.mentions]
+    assert mentions[:4] == ["Mary", "Mary", "the hot dog", "The dog"]
 
 
 def test_perturbing_reduces_overlap(tiny):

@@ -50,7 +50,8 @@ def project(tmp_path, fixtures_dir, monkeypatch):
 
 
 def test_generate_and_overlap(project):
-    from lingtest.adversarial.stages import generate_stage as generate, overlap_stage as overlap
+    from lingtest.adversarial.stages import generate_stage as generate
+    from lingtest.adversarial.stages import overlap_stage as overlap
 
     root, cfg = project
     rec = Recorder()
@@ -61,7 +62,8 @@ def test_generate_and_overlap(project):
             assert (base / s / f"{split}.jsonl").exists() and (base / s / f"{split}.conll").exists()
     swapped = list(read_jsonl(base / "swap" / "test.jsonl", Document.from_dict))
     assert swapped[0].words[0] != "Mary" and swapped[0].words[3] == "dog"
-    cases = [json.loads(x) for x in (root / "data" / "suites" / "adversarial" / "tiny.jsonl").read_text().splitlines()[1:]]
+    suite = root / "data" / "suites" / "adversarial" / "tiny.jsonl"
+    cases = [json.loads(x) for x in suite.read_text().splitlines()[1:]]
     assert {c["provenance"]["transformation"] for c in cases} == {"swap", "visual", "mixed"}
     changes = [ch for c in cases if c["provenance"]["transformation"] == "swap" for ch in c["meta"]["changes"]]
     assert sorted(c["original"] for c in changes) == ["John", "Mary", "Mary"]
@@ -84,8 +86,8 @@ def test_generate_and_overlap(project):
 
 
 def test_generate_needs_prepared_data(project):
-    from lingtest.errors import LingtestError
     from lingtest.adversarial.stages import generate_stage as generate
+    from lingtest.errors import LingtestError
 
     _, cfg = project
     cfg.dataset = "missing"
@@ -128,8 +130,8 @@ def test_score_with_an_oracle_system(project, monkeypatch):
 
 
 def test_composed_config_builds_every_set():
-    from lingtest.config import compose
     from lingtest.adversarial.stages import adversarial_config, build_perturber
+    from lingtest.config import compose
 
     cfg = compose(conf_dir=ROOT / "conf")
     acfg = adversarial_config(cfg)

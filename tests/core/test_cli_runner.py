@@ -49,7 +49,8 @@ def test_console_script_starts_without_heavy_imports():
 def project(tmp_path, monkeypatch):
     (tmp_path / "dvc.yaml").write_text("stages: {}\n")
     (tmp_path / "pyproject.toml").write_text("")
-    (tmp_path / "params.yaml").write_text(OmegaConf.to_yaml({"seed": 1, "tracking": {"enabled": False}}))
+    (tmp_path / "params.yaml").write_text(OmegaConf.to_yaml(
+        {"seed": 1, "tracking": {"enabled": False, "experiment": "t", "uri": None}}))
     monkeypatch.chdir(tmp_path)
     return tmp_path
 

@@ -1,9 +1,9 @@
 from __future__ import annotations
 
 from omegaconf import OmegaConf
+from tests.conftest import ROOT
 
 from lingtest.config import compose, compose_yaml, load_params
-from tests.conftest import ROOT
 
 
 def test_params_yaml_is_the_composition_of_conf():

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 from omegaconf import OmegaConf
+from tests.conftest import ROOT
 
 from lingtest.config import compose
 from lingtest.data import Document, read_jsonl
 from lingtest.pipeline.data import download_stage, parse_stage, prepare_stage
 from lingtest.tracking import NullTracker
-from tests.conftest import ROOT
 
 pytestmark = [pytest.mark.e2e, pytest.mark.mirror, pytest.mark.models]
 

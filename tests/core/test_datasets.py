@@ -102,7 +102,8 @@ def test_missing_split_file_is_a_clear_error(mirror, tmp_path, lines_format):
 def test_extract_strips_components_and_subdir(tmp_path):
     archive = tmp_path / "a.tar.gz"
     with tarfile.open(archive, "w:gz") as tf:
-        for name, text in {"repo-abc/data/x.txt": "x", "repo-abc/other.txt": "o", "repo-abc/data/../../evil": "e"}.items():
+        members = {"repo-abc/data/x.txt": "x", "repo-abc/other.txt": "o", "repo-abc/data/../../evil": "e"}
+        for name, text in members.items():
             info = tarfile.TarInfo(name)
             info.size = len(text)
             tf.addfile(info, io.BytesIO(text.encode()))

@@ -4,8 +4,18 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lingtest.data import (Cluster, ContrastiveExample, Document, Entity, Mention, Provenance, Sentence,
-                           TestCase, Token, Tree)
+from lingtest.data import (
+    Cluster,
+    ContrastiveExample,
+    Document,
+    Entity,
+    Mention,
+    Provenance,
+    Sentence,
+    TestCase,
+    Token,
+    Tree,
+)
 
 # Figure 1 of the CREST paper
 FISH = ("(S (NP (NP (DT The) (NN fish)) (PP (IN in) (NP (DT the) (NN lake)))) "

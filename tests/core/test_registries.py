@@ -44,6 +44,9 @@ def test_every_system_implements_its_task_protocol_and_builds_from_conf(task):
         except MissingResourceError as exc:  # a system trained by a pipeline stage, not trained yet
             assert str(entry.get("path")) in str(exc), exc
             continue
+        except OSError:  # a hub model that loads at construction: offline, only its id is checked
+            assert "/" in str(entry.get("model", "")), f"systems.{task}.{name} failed offline"
+            continue
         assert system.name == name
 
 

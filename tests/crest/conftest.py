@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
 from crest_fakes import TABLE, FakeParser, FakeProposer, FakeSystem
+
 from lingtest.data.model import Cluster, Document, Mention, Sentence, Token
 
 

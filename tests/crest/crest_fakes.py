@@ -1,14 +1,13 @@
-"""Fakes for the CREST tests (imported by name: ``from crest_fakes import ...``): a deterministic parser that counts its work, a rule-based
-coreference system, a scorer and a link-based BLANC stand-in."""
+"""Fakes for the CREST tests (imported by name: ``from crest_fakes import ...``): a deterministic
+parser that counts its work, a rule-based coreference system, a scorer and a link-based BLANC stand-in."""
 
 from __future__ import annotations
-
-from lingtest.systems.coref.base import CorefSystem
 
 from collections.abc import Sequence
 from types import SimpleNamespace
 
 from lingtest.data.model import Cluster, Document, Mention, Sentence, Token, Tree
+from lingtest.systems.coref.base import CorefSystem
 
 # word -> (UPOS, PTB tag); anything else is tagged FW (and fails the constituent check)
 LEXICON = {
@@ -50,7 +49,7 @@ class FakeParser:
         tags = [LEXICON.get(w.lower(), ("X", "FW")) for w in words]
         root = next((i for i, (u, _) in enumerate(tags) if u == "VERB"), 0)
         toks = []
-        for i, (w, (u, t)) in enumerate(zip(words, tags)):
+        for i, (w, (u, t)) in enumerate(zip(words, tags, strict=True)):
             if i == root:
                 head, dep = -1, "ROOT"
             elif u == "ADJ":

@@ -6,6 +6,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from crest_fakes import FakeScorer
 
 from lingtest.crest.candidates import PROPOSERS, Candidate, get_proposer, merge_candidates
 from lingtest.crest.candidates.masked_lm import MaskedLMProposer
@@ -13,8 +14,6 @@ from lingtest.crest.candidates.rank import LMRanker, softmax
 from lingtest.crest.candidates.vectors import VectorIndex, VectorProposer
 from lingtest.crest.inflect import inflect_like, match_case
 from lingtest.data.model import Sentence, Token
-
-from crest_fakes import FakeScorer
 
 
 def _sent(spec: str) -> Sentence:

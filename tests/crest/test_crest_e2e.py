@@ -8,7 +8,6 @@ import pytest
 from lingtest.crest.evaluate import evaluate_system, summarize
 from lingtest.crest.generate import Generator, MemoParser, Source
 from lingtest.crest.indices import cr_related_indices
-from lingtest.crest.oracle import BlancOracle
 from lingtest.crest.select import depths_preserved
 from lingtest.crest.sources import sample_sources, sentence_sources
 from lingtest.data.model import Cluster, Document, Mention
@@ -45,7 +44,7 @@ def test_ontogum_sources_generate_and_evaluate(mirror, spacy_memo):
     picked = sample_sources(pool, 4, seed=13)
     parsed = spacy_memo.parse([d.sentences[0].words for d in picked])
     sources = []
-    for d, p in zip(picked, parsed):
+    for d, p in zip(picked, parsed, strict=True):
         sources.append(Source.from_document(Document(d.id, sentences=[p], clusters=d.clusters)))
     gen = Generator(spacy_memo, [get_proposer("wordnet")], M=5, parse_chunk=16)
     followups = {}

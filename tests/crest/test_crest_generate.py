@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+from crest_fakes import TABLE, FakeProposer, FakeScorer, make_source
+
 from lingtest.crest.candidates.rank import LMRanker
 from lingtest.crest.generate import Generator, MemoParser, Source, constituent_signature, followup_document
 from lingtest.crest.sources import sample_sources, sentence_sources
 from lingtest.data.model import Tree
-
-from crest_fakes import TABLE, FakeProposer, FakeScorer, make_source
 
 
 def _source(parser, text="John said that the big dog quickly liked him .", clusters=((0, 1), (9, 10))):
@@ -144,7 +144,7 @@ def test_generate_many_batches_across_sources_with_the_same_results(fake_parser)
     def run(many: bool):
         parser = type(fake_parser)()
         memo = MemoParser(parser)
-        srcs = [_source(memo, t, c) for t, c in zip(texts, clusters)]
+        srcs = [_source(memo, t, c) for t, c in zip(texts, clusters, strict=True)]
         scorer = FakeScorer()
         gen = Generator(memo, [FakeProposer(TABLE)], ranker=LMRanker(scorer, threshold=0.0), M=4,
                         parse_chunk=2)
@@ -161,7 +161,10 @@ def test_generate_many_batches_across_sources_with_the_same_results(fake_parser)
 
     one, st1, lm1, parse1 = run(False)
     many, st2, lm2, parse2 = run(True)
-    key = lambda fs: [[(f.position, f.new, f.candidate_source, f.prob, f.selected, f.words) for f in x] for x in fs]
+
+    def key(fs):
+        return [[(f.position, f.new, f.candidate_source, f.prob, f.selected, f.words) for f in x] for x in fs]
+
     assert key(many) == key(one)
     assert any(len(x) == 4 for x in many) and any(len(x) < 4 for x in many)  # some stop at M, some run out
     assert st2.to_dict() | {"seconds": 0} == st1.to_dict() | {"seconds": 0}

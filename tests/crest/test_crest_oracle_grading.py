@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from crest_fakes import link_blanc
 
-from lingtest.suite.oracles import ORACLES
 from lingtest.crest.align import Alignment
 from lingtest.crest.grading import classify_errors, grade_issue, same_clustering
 from lingtest.crest.oracle import BlancOracle, non_singleton
-
-from crest_fakes import link_blanc
+from lingtest.suite.oracles import ORACLES
 
 A = [(0, 1), (9, 10)]
 B = [(3, 5), (6, 7)]

@@ -6,17 +6,16 @@ import json
 from pathlib import Path
 
 import pytest
+from crest_fakes import TABLE, FakeParser, FakeProposer, FakeSystem
 from omegaconf import OmegaConf
 
+from lingtest.crest import stages
 from lingtest.crest.candidates import PROPOSERS
 from lingtest.crest.suite import load_generated
-from lingtest.data import Cluster, Document, Mention, Sentence, Token, TestCase, read_jsonl, write_jsonl
+from lingtest.data import Cluster, Document, Mention, Sentence, TestCase, Token, read_jsonl, write_jsonl
 from lingtest.parsing import PARSERS
-from lingtest.crest import stages
 from lingtest.systems import SYSTEMS
 from lingtest.tracking import NullTracker
-
-from crest_fakes import TABLE, FakeParser, FakeProposer, FakeSystem
 
 CONF = Path(__file__).resolve().parents[2] / "conf" / "crest" / "default.yaml"
 

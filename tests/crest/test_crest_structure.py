@@ -4,6 +4,7 @@ worked example "The fish in the lake ate the worm because it was tasty."."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -11,8 +12,6 @@ from lingtest.crest.align import Alignment, detokenize, replace_words
 from lingtest.crest.indices import cr_related_indices
 from lingtest.crest.select import depths_preserved, mention_depth
 from lingtest.data.model import Cluster, Mention, Sentence, Token, Tree
-
-from pathlib import Path
 
 # The paper's Figure 1 constituent structure: SBAR attaches to S, so that the depth of "it" is
 # S-SBAR-S-NP-PRP = 5 and that of "The fish" is S-NP-NP = 3 (Section 3.2).
@@ -63,7 +62,7 @@ def test_selection_maps_mentions_through_a_multiword_replacement(tree):
 
 
 def _spacy_like() -> Sentence:
-    return Sentence([Token(w, head=h, dep=d) for w, h, d in zip(WORDS, EXAMPLE["heads"], EXAMPLE["deps"])])
+    return Sentence([Token(w, head=h, dep=d) for w, h, d in zip(WORDS, EXAMPLE["heads"], EXAMPLE["deps"], strict=True)])
 
 
 def test_cr_related_indices_paper_example_spacy_copula():
@@ -78,7 +77,7 @@ def test_cr_related_indices_ud_and_amod():
     # UD analysis: tasty is the head, it -> nsubj -> tasty; "big" amod of "worm"
     words = "the big worm was tasty".split()
     heads, deps = [2, 2, 4, 4, -1], ["det", "amod", "nsubj", "cop", "root"]
-    sent = Sentence([Token(w, head=h, dep=d) for w, h, d in zip(words, heads, deps)])
+    sent = Sentence([Token(w, head=h, dep=d) for w, h, d in zip(words, heads, deps, strict=True)])
     assert cr_related_indices(sent, [Cluster([Mention(0, 3)])]) == {0, 1, 2, 4}
     # subtype matching: nsubj:pass counts as nsubj
     sent.tokens[2].dep = "nsubj:pass"

@@ -22,6 +22,7 @@ def test_projectivize_terminates_on_cyclic_input():
 
 
 def test_sentence_with_punctuation_heads_converts(fixtures_dir):
-    toks = [Token.from_dict(d) for d in json.loads((fixtures_dir / "parsing" / "punct_with_dependents.json").read_text())]
+    raw = json.loads((fixtures_dir / "parsing" / "punct_with_dependents.json").read_text())
+    toks = [Token.from_dict(d) for d in raw]
     tree = dependency_to_constituency(Sentence(tokens=toks))
     assert sorted(tree.leaves()) == list(range(len(toks)))

@@ -57,7 +57,8 @@ def test_labelled_vs_unlabelled():
 
 
 def test_corpus_sums_counts_not_averages():
-    pairs = [(t(GOLD1), t(TEST1)), (t("(S (NP (DT a) (NN b)) (VP (VBZ c)))"), t("(S (ADJP (DT a) (NN b)) (VP (VBZ c)))"))]
+    pairs = [(t(GOLD1), t(TEST1)),
+             (t("(S (NP (DT a) (NN b)) (VP (VBZ c)))"), t("(S (ADJP (DT a) (NN b)) (VP (VBZ c)))"))]
     c = evalb_corpus(pairs)
     assert (c.matched, c.gold, c.test, c.sentences) == (6, 8, 8, 2)
     assert c.f1 == pytest.approx(0.75)

@@ -71,7 +71,7 @@ def test_causal_batching_matches_one_by_one(causal, gpt2_parts):
 def test_causal_mean_reduction(causal):
     sums = causal.score(TEXTS)
     means = causal.score(TEXTS, reduction="mean")
-    for text, s, m in zip(TEXTS, sums, means):
+    for text, s, m in zip(TEXTS, sums, means, strict=True):
         assert m == pytest.approx(s / len(text.split()))
     with pytest.raises(ValueError):
         causal.score(TEXTS, reduction="max")  # type: ignore[arg-type]
@@ -154,7 +154,7 @@ MTEXTS = ["the cat sat on the mat .", "The dogs ran", "a big house", "cats"]
 def test_pll_equals_manual_masking(masked, bert_parts):
     model, tok = bert_parts
     results = masked.token_logprobs(MTEXTS)
-    for text, ts in zip(MTEXTS, results):
+    for text, ts in zip(MTEXTS, results, strict=True):
         assert ts.logprobs == pytest.approx(manual_pll(model, tok, text), abs=1e-5)
         assert "[CLS]" not in ts.tokens and "[SEP]" not in ts.tokens
     assert results[3].tokens == ["cat", "##s"]  # each word piece masked and scored separately
@@ -207,7 +207,7 @@ def test_propose_min_prob_keep_and_errors(masked):
 def test_propose_many_equals_single(masked):
     reqs = [(["the", "cat", "sat"], 0), (["a", "dog", "ran", "on", "the", "mat"], 4), (["cats"], 0)]
     many = masked.propose_many(reqs, top_k=4)
-    for (words, pos), got in zip(reqs, many):
+    for (words, pos), got in zip(reqs, many, strict=True):
         single = masked.propose(words, pos, top_k=4)
         assert [c.token for c in got] == [c.token for c in single]
         assert [c.prob for c in got] == pytest.approx([c.prob for c in single], abs=1e-5)
@@ -231,7 +231,7 @@ def test_score_grouped_equals_score(gpt2_parts):
         sc.group_batch_size = gbs
         got = sc.score_grouped(GROUPS)
         assert [len(g) for g in got] == [len(g) for g in GROUPS]
-        for e, g in zip(expected, got):
+        for e, g in zip(expected, got, strict=True):
             assert g == pytest.approx(e, abs=1e-4)
     sc.head_chunk = 2  # the output head in small row chunks
     assert sc.score_grouped(GROUPS[:2]) == [pytest.approx(e, abs=1e-4) for e in expected[:2]]
@@ -242,8 +242,8 @@ def test_score_grouped_relative_drops_a_per_group_constant(gpt2_parts):
     sc = CausalLMScorer.from_model(model, tok, device="cpu")
     full = sc.score_grouped(GROUPS[:3])
     rel = sc.score_grouped(GROUPS[:3], relative=True)
-    for f, r in zip(full, rel):
-        offsets = [a - b for a, b in zip(f, r)]
+    for f, r in zip(full, rel, strict=True):
+        offsets = [a - b for a, b in zip(f, r, strict=True)]
         assert max(offsets) - min(offsets) < 1e-4  # same constant for the whole group
     # the shared prefix "the cat" has a nonzero log-probability; a group sharing only BOS has none
     assert full[0][0] - rel[0][0] < -1e-3
@@ -251,7 +251,7 @@ def test_score_grouped_relative_drops_a_per_group_constant(gpt2_parts):
     # so a per-group softmax is unchanged
     import numpy as np
 
-    for f, r in zip(full, rel):
+    for f, r in zip(full, rel, strict=True):
         pf, pr = np.exp(f - np.logaddexp.reduce(f)), np.exp(r - np.logaddexp.reduce(r))
         assert pf == pytest.approx(pr, abs=1e-5)
 
@@ -298,10 +298,11 @@ def test_gemma_score_grouped_matches_score():
                    "Yesterday the old man walked to the supermarket and bought"],
                   ["She is a very talented", "She is a very gifted", "She is a very clever"]]
         got = sc.score_grouped(groups)
-        for g, r in zip(groups, got):
+        for g, r in zip(groups, got, strict=True):
             assert r == pytest.approx(sc.score(g), abs=1e-3)
         rel = sc.score_grouped(groups, relative=True)
-        assert [a - b for a, b in zip(got[0], rel[0])] == pytest.approx([got[0][0] - rel[0][0]] * 3, abs=1e-3)
+        assert ([a - b for a, b in zip(got[0], rel[0], strict=True)]
+                == pytest.approx([got[0][0] - rel[0][0]] * 3, abs=1e-3))
     finally:
         torch.set_num_threads(threads)
 
@@ -352,14 +353,15 @@ def test_pack_groups_layout_and_mask():
     assert pk.text == [-1, -1, -1, 1, -1, -1, -1]
     # text 0: 7 from the prefix end; text 1: 8 from it, 9 from its own "8"; texts 2, 3 from the
     # extended block's "7"; texts 4, 5 from block 1's "9"
-    assert list(zip(pk.head_rows, pk.targets, pk.owners)) == [
+    assert list(zip(pk.head_rows, pk.targets, pk.owners, strict=True)) == [
         (2, 7, 0), (2, 8, 1), (3, 9, 1), (4, 2, 2), (4, 3, 3), (6, 4, 4), (6, 5, 5)]
     m = pk.mask().tolist()
     assert m[3] == [True, True, True, True, False, False, False]  # "8" sees 0 5 6 and itself, not the extension
     assert m[4] == [True, True, True, False, True, False, False]  # the extension sees its block only
     assert m[6] == [False] * 5 + [True, True]
     absolute = pack_groups(groups[:1], [3], relative=False)
-    assert list(zip(absolute.head_rows, absolute.targets)) == [(0, 5), (1, 6), (2, 7), (0, 5), (1, 6), (2, 8), (3, 9)]
+    assert list(zip(absolute.head_rows, absolute.targets, strict=True)) == [
+        (0, 5), (1, 6), (2, 7), (0, 5), (1, 6), (2, 8), (3, 9)]
     with pytest.raises(ValueError):
         pack_groups([[[0, 5], [0, 6]]], [2])  # no continuation left
     with pytest.raises(ValueError):
@@ -433,8 +435,9 @@ def test_score_grouped_positions_of_one_sentence(gpt2_parts):
             assert got == [pytest.approx(sc.score(g), abs=1e-4) for g in groups]
         else:
             full = sc.score_grouped(groups)
-            for f, r in zip(full, got):
-                assert max(a - b for a, b in zip(f, r)) - min(a - b for a, b in zip(f, r)) < 1e-4
+            for f, r in zip(full, got, strict=True):
+                diffs = [a - b for a, b in zip(f, r, strict=True)]
+                assert max(diffs) - min(diffs) < 1e-4
 
 
 def test_score_grouped_with_a_non_linear_head(gpt2_parts):

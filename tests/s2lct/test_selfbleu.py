@@ -225,7 +225,7 @@ def test_command_bad_input(app: typer.Typer, tmp_path: Path) -> None:
     latin = tmp_path / "latin.txt"
     latin.write_bytes(b"a b\nc d\ncaf\xe9 e\n")
     bad = CliRunner().invoke(app, ["self-bleu", str(latin)])
-    assert bad.exit_code == 2 and "latin.txt, line 3" in bad.output and "utf-8" in bad.output
+    assert bad.exit_code == 2 and "latin.txt, line 3" in bad.output and "utf-8" in bad.output.lower()
     gap = tmp_path / "gap.txt"
     gap.write_text("a b\n  \nc d\n")
     empty = CliRunner().invoke(app, ["self-bleu", str(gap)])

@@ -85,9 +85,7 @@ QUERIES = [
         "",
         "",
     ),
-    ContrastiveQuery(
-        "it is rot .", ("er ist rot .", "sie ist rot ."), "we went home .", "wir gingen nach hause ."
-    ),
+    ContrastiveQuery("it is rot .", ("er ist rot .", "sie ist rot ."), "we went home .", "wir gingen nach hause ."),
 ]
 
 
@@ -159,22 +157,25 @@ def test_shared_mode_goes_through_packed_scoring(gpt2_parts):
     assert calls == {"score": 0, "grouped": 1}  # one packed call, no per-text fallback
 
 
-def test_window_scores_a_few_words_after_the_difference(gpt2_parts, lm):
+def test_window_scores_a_few_words_after_the_differences(gpt2_parts, lm):
     cands = ("ich kaufte ein auto und es war billig .", "ich kaufte ein auto und er war billig .")
     assert truncate_after_difference(cands, 1) == [
         "ich kaufte ein auto und es war",
         "ich kaufte ein auto und er war",
     ]
     assert truncate_after_difference(("er geht .", "sie geht ."), 5) == ["er geht .", "sie geht ."]
+    # two differences: both kept, so the candidates stay distinct
+    two = ("es war da und es ging weg .", "er war da und ihn ging weg .")
+    assert truncate_after_difference(two, 1) == ["es war da und es ging", "er war da und ihn ging"]
     q = QUERIES[1]
     w = CausalLMContrastiveScorer.from_scorer(lm, template=EN_TEMPLATE, window=1)
     short = ContrastiveQuery(
         q.source, tuple(truncate_after_difference(q.candidates, 1)), q.source_context, q.target_context
     )
     assert w.predict([q])[0] == pytest.approx(by_hand(gpt2_parts, EN_TEMPLATE, short), abs=1e-4)
-    assert CausalLMContrastiveScorer.from_scorer(
-        lm, template=EN_TEMPLATE, window=1, shared_prefix=False
-    ).predict([q])[0] == pytest.approx(w.predict([q])[0], abs=1e-4)
+    assert CausalLMContrastiveScorer.from_scorer(lm, template=EN_TEMPLATE, window=1, shared_prefix=False).predict([q])[
+        0
+    ] == pytest.approx(w.predict([q])[0], abs=1e-4)
     with pytest.raises(ValueError, match="window"):
         CausalLMContrastiveScorer.from_scorer(lm, template=EN_TEMPLATE, window=-1)
 

@@ -5,10 +5,17 @@ from __future__ import annotations
 import pytest
 from coref_handparse import JOHN_SAID, doc
 
-from lingtest.errors import InputError
 from lingtest.data.model import Document, Sentence, Token
+from lingtest.errors import InputError
 from lingtest.systems.coref.mentions import (
-    LIST, NOMINAL, PRONOMINAL, PROPER, ParsedDoc, detect_mentions, is_pleonastic_it, np_span,
+    LIST,
+    NOMINAL,
+    PRONOMINAL,
+    PROPER,
+    ParsedDoc,
+    detect_mentions,
+    is_pleonastic_it,
+    np_span,
 )
 
 
@@ -71,7 +78,8 @@ def test_coordination_gives_parts_and_whole():
 
 def test_apposition_is_split_off():
     # "Acme , the company , grew ."
-    d = doc("Acme/NNP/6/nsubj/B-ORG ,/,/1/punct the/DT/4/det company/NN/1/appos ,/,/1/punct grew/VBD/0/ROOT ././6/punct")
+    d = doc("Acme/NNP/6/nsubj/B-ORG ,/,/1/punct the/DT/4/det company/NN/1/appos ,/,/1/punct "
+            "grew/VBD/0/ROOT ././6/punct")
     ms, _ = spans(d)
     assert {"Acme", "the company"} <= set(ms)
     assert ms["the company"].kind == NOMINAL
@@ -80,7 +88,8 @@ def test_apposition_is_split_off():
 def test_inside_entity_and_same_head_keep_larger():
     # "The Bank of America sued ." : "America" is inside the ORG entity; "Bank of America" vs "The Bank of
     # America" share the head "Bank" and the larger is kept
-    d = doc("The/DT/2/det Bank/NNP/5/nsubj/B-ORG of/IN/2/prep/I-ORG America/NNP/3/pobj/I-ORG sued/VBD/0/ROOT ././5/punct")
+    d = doc("The/DT/2/det Bank/NNP/5/nsubj/B-ORG of/IN/2/prep/I-ORG America/NNP/3/pobj/I-ORG "
+            "sued/VBD/0/ROOT ././5/punct")
     ms, _ = spans(d)
     assert set(ms) == {"The Bank of America"}
 

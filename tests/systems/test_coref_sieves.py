@@ -28,7 +28,8 @@ def test_exact_and_relaxed_string_match():
     assert not S.exact_string_match(p1, long, st, pd)
     assert S.relaxed_string_match(p1, long, st, pd)
     # pronouns never string-match
-    pd2, _, st2, t2 = setup(JOHN_SAID, "He/PRP/2/nsubj left/VBD/0/ROOT ././2/punct", "he/PRP/2/nsubj ran/VBD/0/ROOT ././2/punct")
+    pd2, _, st2, t2 = setup(JOHN_SAID, "He/PRP/2/nsubj left/VBD/0/ROOT ././2/punct",
+                            "he/PRP/2/nsubj ran/VBD/0/ROOT ././2/punct")
     assert not S.exact_string_match(t2["he"][1], t2["he"][0], st2, pd2)
 
 

@@ -11,13 +11,12 @@ import pytest
 import yaml
 
 from lingtest.errors import ConfigError, MissingResourceError
-from lingtest.systems import SYSTEMS, SystemRegistry
-from lingtest.systems import factory as factory_mod
+from lingtest.systems import SYSTEMS
 from lingtest.systems.factory import instantiate
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# exactly the lines proposed for src/lingtest/systems/__init__.py
+# exactly the lines of src/lingtest/systems/ner/__init__.py
 REGISTRATIONS = {
     "spacy_ner": "lingtest.systems.ner.spacy_ner:SpacyNERSystem",
     "minilm_ner": "lingtest.systems.ner.transformer:MiniLMNERSystem",
@@ -30,27 +29,20 @@ REGISTRATIONS = {
 
 def ner_entries() -> dict:
     conf = yaml.safe_load((ROOT / "conf" / "systems" / "default.yaml").read_text(encoding="utf-8")) or {}
-    if conf.get("ner"):
-        return conf["ner"]
-    proposal = yaml.safe_load((ROOT / "conf_proposals" / "systems_ner.yaml").read_text(encoding="utf-8"))
-    return proposal["systems"]["ner"]
+    return conf["ner"]
 
 
 @pytest.fixture
-def registry(monkeypatch):
-    reg = SystemRegistry()
-    for name, target in REGISTRATIONS.items():
-        reg.register_lazy("ner", name, target)
-    monkeypatch.setattr(factory_mod, "SYSTEMS", reg)
-    return reg
+def registry():
+    return SYSTEMS
 
 
 def test_registered_names_resolve_to_the_classes(registry):
-    for name in REGISTRATIONS:
+    assert set(SYSTEMS.names("ner")) == set(REGISTRATIONS)
+    for name, target in REGISTRATIONS.items():
         cls = registry.get("ner", name)
         assert cls.task == "ner" and cls.version
-        if name in SYSTEMS.names("ner"):  # once the lead has added the line
-            assert SYSTEMS.get("ner", name) is cls
+        assert f"{cls.__module__}:{cls.__name__}" == target
 
 
 def test_every_configured_entry_builds_through_the_factory(registry, tmp_path):

@@ -115,6 +115,13 @@ def _remap_tree(node: Tree, local: list[int], groups: Mapping[int, int]) -> list
     return [Tree(label=node.label, children=children)]
 
 
+def _new_head(h: int | None, head_of_group: Mapping[int, int], local: Sequence[int]) -> int | None:
+    """Sentence-local head ``h`` after replacement: a replaced head points at its group's head."""
+    if h is None or h < 0:
+        return h
+    return head_of_group.get(h, local[h])
+
+
 def _continuation_ent(ent: str | None) -> str | None:
     if ent and ent[:2] in ("B-", "I-"):
         return "I-" + ent[2:]
@@ -151,14 +158,9 @@ def replace_tokens(doc: Document, replacements: Mapping[int, Sequence[str]]) -> 
             verbal = (sent.tokens[j].pos in ("VERB", "AUX")) or (sent.tokens[j].tag or "").startswith("VB")
             head_of_group[j] = local[j] + (0 if verbal else k - 1)
 
-        def new_head(h: int | None) -> int | None:
-            if h is None or h < 0:
-                return h
-            return head_of_group.get(h, local[h])
-
         toks: list[Token] = []
         for j, tok in enumerate(sent.tokens):
-            head = new_head(tok.head)
+            head = _new_head(tok.head, head_of_group, local)
             if j not in groups:
                 toks.append(Token(text=tok.text, ws=tok.ws, pos=tok.pos, tag=tok.tag, lemma=tok.lemma, head=head,
                                   dep=tok.dep, ent=tok.ent, morph=tok.morph))

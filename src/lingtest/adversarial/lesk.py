@@ -76,10 +76,10 @@ def load_wordnet() -> Any:
     Falls back to ``nltk.corpus.wordnet`` with ``NLTK_DATA`` pointing at lingtest's data folder.
     """
     try:
-        from lingtest.resources.wordnet import ensure_wordnet  # type: ignore[import-not-found]
+        from lingtest.resources.wordnet import ensure_wordnet
     except ImportError:
-        ensure_wordnet = None
-    if ensure_wordnet is not None:
+        pass
+    else:
         return ensure_wordnet()
     from lingtest.paths import nltk_data_dir
 
@@ -110,8 +110,8 @@ def overlap_score(a: Sequence[str | None], b: Sequence[str | None],
 
     ``None`` entries are gloss boundaries and never match. The longest shared phrase holding at
     least one content word (phrases made only of ``function_words`` never score) is found, scored,
-    masked on both sides, and the search repeats. Example: ``"the bank of a river"`` vs ``"sloping bank of a river"`` share
-    ``"bank of a river"`` -> 16.
+    masked on both sides, and the search repeats. Example: ``"the bank of a river"`` vs
+    ``"sloping bank of a river"`` share ``"bank of a river"`` -> 16.
     """
     content = {t for t in a if t is not None and t not in function_words}
     if not content or content.isdisjoint(b):
@@ -249,7 +249,8 @@ class AdaptedLesk:
         right = [i for i in range(index + 1, len(words)) if ok(i)][: self.window]
         return sorted(left + right)
 
-    def scores(self, words: Sequence[str], index: int, pos: Sequence[str | None] | None = None) -> list[tuple[Any, int]]:
+    def scores(self, words: Sequence[str], index: int,
+               pos: Sequence[str | None] | None = None) -> list[tuple[Any, int]]:
         """(candidate sense, score) for the word at ``index``, in WordNet sense order.
 
         ``pos`` are WordNet POS letters (or ``None``) per word, used to restrict senses.

@@ -19,7 +19,8 @@ from lingtest.data.model import Cluster, clusters_as_spans
 CONLL_METRICS: tuple[str, ...] = ("muc", "bcub", "ceafe")
 
 
-def aggregate(per_doc: Sequence[Mapping[str, Any]], metrics: Sequence[str] = CONLL_METRICS) -> dict[str, dict[str, float]]:
+def aggregate(per_doc: Sequence[Mapping[str, Any]],
+              metrics: Sequence[str] = CONLL_METRICS) -> dict[str, dict[str, float]]:
     """Sum per-document metric counts (objects with ``recall_num``, ``recall_den``,
     ``precision_num``, ``precision_den``) into corpus scores in percent, plus ``conll`` F1."""
     from lingtest.metrics.coref import aggregate as sum_counts

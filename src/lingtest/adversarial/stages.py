@@ -56,7 +56,8 @@ def dataset_name(cfg: Any) -> str:
     return ds if isinstance(ds, str) else str(ds.name)
 
 
-def build_perturber(acfg: Mapping[str, Any], set_name: str, perturbations: Mapping[str, Any] | None = None) -> DocumentPerturber:
+def build_perturber(acfg: Mapping[str, Any], set_name: str,
+                    perturbations: Mapping[str, Any] | None = None) -> DocumentPerturber:
     """The perturber of one configured set (a scheme name or ``mixed``)."""
     if set_name == "mixed":
         mixed = dict(acfg["mixed"])
@@ -215,7 +216,8 @@ def compute_overlap(train: Mapping[str, list[Document]], test: Mapping[str, list
         if present:
             out["groups"][g] = {
                 "sets": present,
-                "changed_mention_share": sum(out["sets"][s]["changed_mentions"]["share"] for s in present) / len(present),
+                "changed_mention_share": (sum(out["sets"][s]["changed_mentions"]["share"] for s in present)
+                                          / len(present)),
                 "overlap_share": sum(out["sets"][s]["test_vs_clean_train"]["share"] for s in present) / len(present),
             }
     perturbed = [s for s in test if s != CLEAN]
@@ -256,7 +258,8 @@ def overlap_stage(cfg: Any, tracker: Any) -> dict[str, Any]:
         if (d / "train.jsonl").exists():
             train[s] = load_docs(d / "train.jsonl")
     if CLEAN not in train:
-        raise LingtestError(f"no clean train split under {set_dir(paths['sets'], CLEAN)}: add train to adversarial.splits")
+        raise LingtestError(f"no clean train split under {set_dir(paths['sets'], CLEAN)}: "
+                            "add train to adversarial.splits")
     out = compute_overlap(train, test, changes, lowercase=bool(ocfg["lowercase"]),
                           at_ratio=float(ocfg["adversarial_train_ratio"]), seed=int(acfg["seed"]))
     out["dataset"] = dataset
@@ -299,6 +302,7 @@ def score_cases(system: Any, cases: list[TestCase], metrics: tuple[str, ...]) ->
 def score_stage(cfg: Any, tracker: Any, item: str) -> dict[str, Any]:
     from lingtest.adversarial.report import table3_row
     from lingtest.suite.run import write_results
+    from lingtest.systems.coref import TASK
     from lingtest.systems.factory import build_system
 
     paths = adversarial_paths(cfg)
@@ -306,7 +310,7 @@ def score_stage(cfg: Any, tracker: Any, item: str) -> dict[str, Any]:
     dataset = dataset_name(cfg)
     metrics = tuple(acfg["metrics"])
     cases = load_suite(paths["suite"])
-    system = build_system(cfg, "coref", item)
+    system = build_system(cfg, TASK, item)
     scored, run = score_cases(system, cases, metrics)
     per_set = scored["sets"]
     conll = {s: v["conll"]["f1"] for s, v in per_set.items() if "conll" in v}

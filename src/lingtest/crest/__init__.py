@@ -6,5 +6,6 @@ related to the coreference (:mod:`~lingtest.crest.indices`) with a candidate wor
 constituent label (Algorithm 3, :mod:`~lingtest.crest.generate`) and every gold mention keeps its
 depth in the constituency tree (Algorithm 2, :mod:`~lingtest.crest.select`), and reports an issue
 when the system's predictions on source and follow-up disagree under BLANC
-(:mod:`~lingtest.crest.oracle`, registered in :data:`lingtest.suite.oracles.ORACLES`). Issues are graded against gold (:mod:`~lingtest.crest.grading`).
+(:mod:`~lingtest.crest.oracle`, registered in :data:`lingtest.suite.oracles.ORACLES`). Issues are
+graded against gold (:mod:`~lingtest.crest.grading`).
 """

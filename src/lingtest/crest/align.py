@@ -27,7 +27,7 @@ def replace_words(words: Sequence[str], ws: Sequence[str], position: int,
 def detokenize(words: Sequence[str], ws: Sequence[str] | None = None) -> str:
     if ws is None:
         return " ".join(words)
-    return "".join(w + s for w, s in zip(words, ws)).rstrip()
+    return "".join(w + s for w, s in zip(words, ws, strict=True)).rstrip()
 
 
 @dataclass(frozen=True, slots=True)

@@ -76,7 +76,8 @@ def evaluate_system(system: Any, sources: Sequence[Source], cases: Sequence[Test
     pairs: list[PairRecord] = []
     for case, res, outs in zip(cases, run.results, run.outputs, strict=True):
         sid, m = case.provenance.seed_id, case.meta
-        tp, types = False, set()
+        tp = False
+        types: set[str] = set()
         if not res.passed:
             tp, types = grade_issue(gold[sid], by_id[sid], _gold(m["followup_gold_clusters"]), _spans(outs[1]))
         pairs.append(PairRecord(sid, int(m["order"]), bool(m.get("selected", True)), str(m["candidate_source"]),

@@ -65,7 +65,7 @@ class MemoParser:
             if len(parsed) != len(todo):
                 raise ValueError(f"parser returned {len(parsed)} sentences for {len(todo)}")
             self.calls += len(todo)
-            for k, s in zip(todo, parsed):
+            for k, s in zip(todo, parsed, strict=True):
                 self.memo[k] = s
         return [self.memo[k] for k in keys]
 
@@ -198,7 +198,8 @@ class Generator:
         if self.order == "position":
             return [(i, c) for i in sorted(cands) for c in cands[i]]
         if self.order == "round_robin":
-            out, depth = [], 0
+            out: list[tuple[int, Candidate]] = []
+            depth = 0
             while True:
                 layer = [(i, cands[i][depth]) for i in sorted(cands) if depth < len(cands[i])]
                 if not layer:
@@ -232,7 +233,8 @@ class Generator:
         (fus,), stats = self.generate_many([source], select=select)
         return fus, stats
 
-    def generate_many(self, sources: Sequence[Source], select: bool = True) -> tuple[list[list[FollowUp]], GenerationStats]:
+    def generate_many(self, sources: Sequence[Source],
+                      select: bool = True) -> tuple[list[list[FollowUp]], GenerationStats]:
         """:meth:`generate` for several sources, in lockstep so that the work is batched across
         them: every round, the next group of positions of each unfinished source is ranked in
         **one** LM call and the resulting candidates of all of them are parsed in **one** parser
@@ -258,7 +260,7 @@ class Generator:
             ranking = sorted(i for i, (kind, _) in pending.items() if kind == "rank")
             if ranking:
                 ranked = self.ranker.rank_many([(sources[i].sentence, pending[i][1]) for i in ranking])
-                for i, r in zip(ranking, ranked):
+                for i, r in zip(ranking, ranked, strict=True):
                     advance(i, r)
             parsing = sorted(i for i, (kind, _) in pending.items() if kind == "parse")
             if parsing:
@@ -307,29 +309,30 @@ class Generator:
             if len(parsed) != len(plan):
                 raise ValueError(f"parser returned {len(parsed)} sentences for {len(plan)}")
             stats.parsed += len(parsed)
-            for (i, cand), (nw, nws), fs in zip(plan, built, parsed):
+            for (i, cand), (_nw, nws), fs in zip(plan, built, parsed, strict=True):
                 # NOTE: Algorithm 3 line 3 of the paper reads "if len(newXs) <= M then return", which
                 # would return before the first replacement; the intent (Section 3.1) is to stop once
                 # M follow-ups exist, which is the test implemented here.
                 if len(out) >= self.M:
                     break
-                if fs.tree is None:
+                tree = fs.tree
+                if tree is None:
                     continue
                 al = Alignment(len(words), i, len(cand.words))
                 verb = (sent.tokens[i].tag or "").startswith("VB")
                 try:
                     ok = (constituent_signature(sent.tree, (i, i + 1))
-                          == constituent_signature(fs.tree, (i, i + al.n_new), verb_head=verb))
+                          == constituent_signature(tree, (i, i + al.n_new), verb_head=verb))
                 except KeyError:
                     ok = False
                 if not ok:
                     continue
-                fs = Sentence([t.__class__.from_dict(t.to_dict()) for t in fs.tokens], tree=fs.tree,
+                fs = Sentence([t.__class__.from_dict(t.to_dict()) for t in fs.tokens], tree=tree,
                               id=f"{source.id}#{len(out)}")
-                for t, w in zip(fs.tokens, nws):
+                for t, w in zip(fs.tokens, nws, strict=True):
                     t.ws = w
                 fu = FollowUp(source.id, len(out), i, words[i], cand.text, cand.source, cand.prob, fs, al)
-                fu.selected = depths_preserved(sent.tree, fs.tree, source.gold, al) if select else True
+                fu.selected = depths_preserved(sent.tree, tree, source.gold, al) if select else True
                 stats.constituent_ok[cand.source] += 1
                 if fu.selected:
                     stats.selected[cand.source] += 1

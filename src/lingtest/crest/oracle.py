@@ -22,7 +22,7 @@ Clusters = Sequence[Sequence[Span]]
 def non_singleton(clusters: Clusters) -> list[list[Span]]:
     out = []
     for c in clusters:
-        uniq = sorted(set(map(tuple, c)))
+        uniq = sorted({(s, e) for s, e in c})
         if len(uniq) >= 2:
             out.append(uniq)
     return sorted(out)

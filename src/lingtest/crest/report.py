@@ -29,7 +29,8 @@ def table1_markdown(rows: Sequence[dict[str, Any]]) -> str:
 
 def ablation_markdown(rows: Sequence[dict[str, Any]], system: str = "") -> str:
     """Paper Table 3: M x selection on/off."""
-    head = f"CREST ablation{f' on {system}' if system else ''}: M = max follow-ups per source, Select = Algorithm 2.\n\n"
+    head = (f"CREST ablation{f' on {system}' if system else ''}: "
+            "M = max follow-ups per source, Select = Algorithm 2.\n\n")
     lines = ["| M | Select | # Tests | # Issues | # (%) Hits | # TP | # FP | Prec (%) | Depth-preserving (%) |",
              "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:

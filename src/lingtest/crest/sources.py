@@ -28,7 +28,7 @@ def sentence_sources(docs: Iterable[Document], min_mentions: int = 2,
     out: list[Document] = []
     for doc in docs:
         offsets = doc.sentence_offsets()
-        for si, (sent, off) in enumerate(zip(doc.sentences, offsets)):
+        for si, (sent, off) in enumerate(zip(doc.sentences, offsets, strict=True)):
             n = len(sent.tokens)
             if not min_tokens <= n <= max_tokens:
                 continue

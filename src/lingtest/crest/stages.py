@@ -86,13 +86,14 @@ def prepare_sources(docs: Sequence[Any], ccfg: Any, parser: Any) -> list[Source]
     n = ccfg.get("N")
     picked = sample_sources(pool, None if n is None else int(n), int(ccfg.seed))
     parsed = parser.parse([d.sentences[0].words for d in picked])
-    for d, p in zip(picked, parsed):
+    for d, p in zip(picked, parsed, strict=True):
         d.sentences[0] = merge_parse(d.sentences[0], p)
     return [Source.from_document(d) for d in picked]
 
 
 def generate_all(sources: Sequence[Source], generator: Generator, select: bool = True,
-                 show_progress: bool = True, batch_sources: int = 1) -> tuple[dict[str, list[FollowUp]], GenerationStats]:
+                 show_progress: bool = True,
+                 batch_sources: int = 1) -> tuple[dict[str, list[FollowUp]], GenerationStats]:
     """Follow-ups of every source, ``batch_sources`` sources at a time in lockstep
     (:meth:`Generator.generate_many`: their LM ranking and parsing are batched together)."""
     stats = GenerationStats()
@@ -102,7 +103,7 @@ def generate_all(sources: Sequence[Source], generator: Generator, select: bool =
     it = progress(waves, f"CREST generate ({n} sources per step)") if show_progress else waves
     for wave in it:
         fus, st = generator.generate_many(wave, select=select)
-        for s, f in zip(wave, fus):
+        for s, f in zip(wave, fus, strict=True):
             out[s.id] = f
         stats.merge(st)
     return out, stats
@@ -205,6 +206,7 @@ def evaluate_stage(cfg: Any, tracker: Any, item: str) -> dict[str, Any]:
     from lingtest.crest.evaluate import evaluate_system, select_cases, summarize
     from lingtest.crest.suite import load_cases, load_sources
     from lingtest.suite.run import write_results
+    from lingtest.systems.coref import TASK
     from lingtest.systems.factory import build_system
 
     c = cfg.crest
@@ -212,7 +214,7 @@ def evaluate_stage(cfg: Any, tracker: Any, item: str) -> dict[str, Any]:
     m = int(c.M)
     cases = select_cases(load_cases(paths["generated"]), m)  # the file holds up to max(ablation M)
     used = select_cases(cases, m, bool(c.select))
-    system = build_system(cfg, "coref", item)
+    system = build_system(cfg, TASK, item)
     res = evaluate_system(system, load_sources(paths["sources"]), used, to_plain(c.oracle))
     row = {"system": item, **summarize(res, m, bool(c.select)), "predict_seconds": round(res.predict_seconds, 2)}
     row["generated"] = len(cases)  # before selection (only selected pairs were predicted)
@@ -257,12 +259,13 @@ def ablation_stage(cfg: Any, tracker: Any) -> list[dict[str, Any]]:
     from lingtest.crest.report import ablation_markdown, plot_ablation
     from lingtest.crest.suite import load_cases, load_sources
     from lingtest.data.io import atomic_open
+    from lingtest.systems.coref import TASK
     from lingtest.systems.factory import build_system
 
     c = cfg.crest
     a = c.ablation
     paths = crest_paths(cfg)
-    system = build_system(cfg, "coref", str(a.system))
+    system = build_system(cfg, TASK, str(a.system))
     res = evaluate_system(system, load_sources(paths["sources"]), load_cases(paths["generated"]), to_plain(c.oracle))
     rows = [summarize(res, int(m), bool(sel)) for sel in a.select for m in a.M]
     out_dir = paths["metrics"]

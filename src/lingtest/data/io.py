@@ -30,7 +30,7 @@ def atomic_open(path: str | Path, mode: str = "w", encoding: str | None = "utf-8
     os.umask(umask)
     os.chmod(tmp, 0o666 & ~umask)  # mkstemp creates 0600; outputs are meant to be shared
     try:
-        kwargs = {} if "b" in mode else {"encoding": encoding, "newline": "\n"}
+        kwargs: dict[str, Any] = {} if "b" in mode else {"encoding": encoding, "newline": "\n"}
         with os.fdopen(fd, mode, **kwargs) as fh:
             yield fh
             fh.flush()

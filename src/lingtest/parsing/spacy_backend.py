@@ -177,8 +177,8 @@ class SpacyParser(BaseParser):
         safe = [w if w.strip() else "_" for w in words]
         if self.normalize_quotes:
             safe = [w.translate(_ASCII) for w in safe]
-        return Doc(self.nlp.vocab, words=safe, spaces=[True] * len(safe),
-                   sent_starts=[True] + [False] * (len(safe) - 1))
+        sent_starts: list[bool | int | None] = [True, *[False] * (len(safe) - 1)]
+        return Doc(self.nlp.vocab, words=safe, spaces=[True] * len(safe), sent_starts=sent_starts)
 
     def parse(self, sentences: list[list[str]]) -> list[Sentence]:
         if self._pool is None or len(sentences) < self.parallel_min:

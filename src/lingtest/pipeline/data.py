@@ -86,7 +86,6 @@ def parser_from_config(cfg: Any) -> Any:
 
 def parse_stage(cfg: Any, tracker: Tracker, item: str) -> dict[str, int]:
     """Parse every prepared split of ``item`` into ``data/parsed/<item>/<split>.jsonl``."""
-    root = project_root()
     src = prepared_dir(cfg, item)
     files = sorted(src.glob("*.jsonl"))
     if not files:

@@ -17,7 +17,7 @@ import urllib.request
 import zipfile
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -84,7 +84,7 @@ class DatasetSpec(BaseModel):
             known = ", ".join(sorted(cfg["datasets"]))
             raise LingtestError(f"unknown dataset {name!r}; configured: {known}") from None
         data = OmegaConf.to_container(node, resolve=True) if not isinstance(node, dict) else dict(node)
-        return cls(name=name, **data)
+        return cls(name=name, **cast(dict[str, Any], data))
 
 
 class Manifest(BaseModel):
@@ -346,7 +346,7 @@ def prepare(manifest: Manifest, out_dir: Path, mirror: Path | None,
     """Write ``out_dir/<split>.jsonl`` for every split; returns record counts."""
     counts: dict[str, int] = {}
     for split in manifest.splits:
-        records = read_split(manifest, split, mirror)
+        records: Iterable[Any] = read_split(manifest, split, mirror)
         if progress is not None:
             records = progress(records, f"{manifest.dataset}/{split}")
         records = (_tag_split(r, split) for r in records)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from lingtest.data import Document, read_jsonl, write_json
+from lingtest.data import Document, Tree, read_jsonl, write_json
 from lingtest.parsing.evalb import evalb_corpus
 from lingtest.paths import project_root
 from lingtest.pipeline.data import parser_from_config, prepared_dir
@@ -24,7 +24,12 @@ def parser_agreement_stage(cfg: Any, tracker: Tracker) -> dict[str, Any]:
     start = time.perf_counter()
     parsed = parser.parse([s.words for s in gold])
     seconds = time.perf_counter() - start
-    counts = evalb_corpus((g.tree, p.tree) for g, p in zip(gold, parsed, strict=True))
+    pairs: list[tuple[Tree, Tree]] = []
+    for g, p in zip(gold, parsed, strict=True):
+        if g.tree is None or p.tree is None:  # gold is filtered above; the parser must build trees
+            raise ValueError(f"parser {cfg.parser.name!r} gave no constituency tree for {' '.join(g.words)!r}")
+        pairs.append((g.tree, p.tree))
+    counts = evalb_corpus(pairs)
     result = {
         "dataset": acfg.dataset, "split": acfg.split, "documents": len(docs), "excluded_prefixes": list(exclude),
         "parser": cfg.parser.name, "model": cfg.parser.get("model"),

@@ -73,7 +73,10 @@ class SentenceTransformerEmbedder:
         """Dimension of the vectors."""
         getter = (getattr(self.model, "get_embedding_dimension", None)
                   or self.model.get_sentence_embedding_dimension)
-        return int(getter())
+        d = getter()
+        if d is None:
+            raise ValueError(f"{self.model!r} does not report its embedding dimension")
+        return int(d)
 
     def encode(self, texts: list[str]) -> np.ndarray:
         """A ``(len(texts), dim)`` float32 array, one (normalised) row per text, in input order."""

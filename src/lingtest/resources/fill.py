@@ -139,6 +139,7 @@ class MaskedLMFillProposer(FillProposerBase):
         if self._scorer is None:
             from lingtest.resources.lm import MaskedLMScorer
 
+            assert self.model is not None  # __init__ requires a scorer or a model
             self._scorer = MaskedLMScorer(self.model, device=self.device)
         return self._scorer
 

@@ -210,6 +210,7 @@ def convert_gguf_model(dest_dir: str | os.PathLike[str] | None = None, *, dtype:
     dest = Path(dest_dir) if dest_dir is not None else default_model_dir()
     if is_converted(dest) and not overwrite:
         info = conversion_info(dest)
+        assert info is not None  # is_converted(dest) holds
         same_source = gguf_path is None or (Path(gguf_path).is_file()
                                             and _sha256(Path(gguf_path)) == info.source_sha256)
         if info.dtype == dtype and same_source:

@@ -22,7 +22,7 @@ class ReplacementAlignment:
     @classmethod
     def of(cls, replacements: Sequence[Sequence[int]]) -> ReplacementAlignment:
         reps = tuple(sorted((int(p), int(n)) for p, n in replacements))
-        for (p, n), (q, _) in zip(reps, reps[1:]):
+        for (p, _n), (q, _) in zip(reps, reps[1:], strict=False):
             if q <= p:
                 raise ValueError(f"two replacements of source token {p}")
         if any(n < 1 for _, n in reps):

@@ -15,7 +15,6 @@ from abc import ABC, abstractmethod
 from typing import Any, ClassVar
 
 from lingtest.errors import InputError
-from lingtest.registry import Registry
 
 
 def content_key(*parts: Any) -> str:
@@ -62,11 +61,35 @@ def bad(where: str, message: str) -> InputError:
     return InputError(message, field=where)
 
 
-TASKS: Registry = Registry("task")
-TASKS.register_lazy("coref", "lingtest.systems.coref.base:CorefTask")
-TASKS.register_lazy("ner", "lingtest.systems.ner.base:NERTask")
-TASKS.register_lazy("classification", "lingtest.systems.classification.base:ClassificationTask")
-TASKS.register_lazy("contrastive", "lingtest.systems.contrastive.base:ContrastiveTask")
+#: the tasks; task ``t``'s protocol and codec live in ``lingtest.systems.<t>.base`` (class ``TASK_CLASS``)
+TASK_NAMES: tuple[str, ...] = ("classification", "contrastive", "coref", "ner")
+_TASK_CLASSES = {"coref": "CorefTask", "ner": "NERTask", "classification": "ClassificationTask",
+                 "contrastive": "ContrastiveTask"}
+
+
+class _Tasks:
+    """The task registry: names from :data:`TASK_NAMES`, classes imported on first use (by name, not
+    by a lazy target string, so that a stage's import closure holds only the tasks it imports)."""
+
+    kind = "task"
+
+    def names(self) -> list[str]:
+        return sorted(TASK_NAMES)
+
+    def get(self, name: str) -> type[Task]:
+        import importlib
+
+        if name not in _TASK_CLASSES:
+            from lingtest.errors import RegistryError
+
+            raise RegistryError(f"unknown task {name!r}; known: {', '.join(TASK_NAMES)}")
+        return getattr(importlib.import_module(f"lingtest.systems.{name}.base"), _TASK_CLASSES[name])
+
+    def __contains__(self, name: object) -> bool:
+        return name in _TASK_CLASSES
+
+
+TASKS = _Tasks()
 
 
 def get_task(name: str) -> Task:

@@ -19,7 +19,7 @@ The algorithm, as small modules of pure functions over typed records:
 Fill-in proposals come through :class:`lingtest.resources.fill.FillProposer`.
 """
 
-from lingtest.tin import relations as _relations  # registers the expectations tin-mr1, tin-mr2
+from lingtest.tin import relations as _relations  # noqa: F401 - registers the expectations tin-mr1, tin-mr2
 from lingtest.tin.mutant import MR1, MR2, Mutant, TinSource
 
 __all__ = ["MR1", "MR2", "Mutant", "TinSource"]

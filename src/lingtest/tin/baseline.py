@@ -78,7 +78,7 @@ def importance_order(sources: Sequence[TinSource], positions: Sequence[Sequence[
     effect: dict[tuple[int, int], int] = {}
     for (si, i), p in zip(jobs, preds, strict=True):
         effect[(si, i)] = len(set(sources[si].entities) ^ set(_after_deletion(p, i)))
-    return [sorted(pos, key=lambda i, si=si: (-effect.get((si, i), 0), i))
+    return [sorted(pos, key=lambda i: (-effect.get((si, i), 0), i))  # sorted() runs now: no late binding
             for si, pos in enumerate(positions)]
 
 

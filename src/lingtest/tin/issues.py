@@ -140,11 +140,11 @@ def grade_run(issues: Sequence[Issue], repairs: IssueRepairs, sources: Mapping[s
         src_t += [repair_transition(pred, rep.entities, gold, sp, label_map) for sp in sorted(rep.relabels)]
     fu_t = []
     for it in issues:
-        rep = repairs.followups.get(it.case_id)
-        if rep is None or it.followup_gold is None:
+        fu_rep = repairs.followups.get(it.case_id)
+        if fu_rep is None or it.followup_gold is None:
             continue
-        fu_t += [repair_transition(it.followup_pred, rep.entities, it.followup_gold, sp, label_map)
-                 for sp in sorted(rep.relabels)]
+        fu_t += [repair_transition(it.followup_pred, fu_rep.entities, it.followup_gold, sp, label_map)
+                 for sp in sorted(fu_rep.relabels)]
     ids = sorted(sources)
     lengths = [len(sources[s][0]) for s in ids]
     golds = [list(sources[s][2]) for s in ids]

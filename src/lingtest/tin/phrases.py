@@ -186,7 +186,7 @@ class Sense2VecPhraseIndex:
         self.senses = list(senses)
 
     def neighbours(self, queries: Sequence[str], topn: int) -> list[list[tuple[str, float]]]:
-        out = []
+        out: list[list[tuple[str, float]]] = []
         for q in queries:
             key = self.s2v.get_best_sense(q.replace(" ", "_"), senses=self.senses)  # type: ignore[attr-defined]
             if key is None:

@@ -215,7 +215,7 @@ def epoch_batches(lengths: Sequence[int], batch_size: int, seed: int, epoch: int
     if not group_by_length:
         return [order[i:i + batch_size] for i in range(0, len(order), batch_size)]
     run = GROUP_BATCHES * batch_size
-    batches = []
+    batches: list[list[int]] = []
     for c in range(0, len(order), run):
         part = sorted(order[c:c + run], key=lambda i: lengths[i])
         batches.extend(part[i:i + batch_size] for i in range(0, len(part), batch_size))

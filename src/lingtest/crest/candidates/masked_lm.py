@@ -2,7 +2,8 @@
 
 Needs the model hub (or a local copy): the scorer is
 :class:`lingtest.resources.lm.MaskedLMScorer`, whose ``propose(words, index, top_k=...)`` masks
-``words[index]`` and returns candidates with ``token`` and ``prob`` (``propose_many`` batches). Offline runs use the ``vectors`` and
+``words[index]`` and returns candidates with ``token`` and ``prob`` (``propose_many`` batches). Offline runs
+use the ``vectors`` and
 ``wordnet`` proposers ranked by the causal LM instead (:mod:`~lingtest.crest.candidates.rank`).
 The scorer is injectable so this module is tested on recorded outputs. Proposals are whole words
 from the masked LM's vocabulary, used as they come (no re-inflection: the LM sees the context).
@@ -46,7 +47,7 @@ class MaskedLMProposer:
             return {}
         results = self.scorer.propose_many([(words, i) for i in todo], top_k=self.top_k, min_prob=self.min_prob)
         out: dict[int, list[Candidate]] = {}
-        for i, fills in zip(todo, results):
+        for i, fills in zip(todo, results, strict=True):
             tok = sentence.tokens[i]
             cands, seen = [], {tok.text.lower()}
             for fill in fills:

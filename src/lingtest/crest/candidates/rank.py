@@ -25,8 +25,8 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from lingtest.crest.candidates.base import Candidate
 from lingtest.crest.align import detokenize, replace_words
+from lingtest.crest.candidates.base import Candidate
 from lingtest.data.model import Sentence
 
 
@@ -78,7 +78,8 @@ class LMRanker:
         under threshold; per position: unscored candidates first, then scored ones by ``prob``."""
         return self.rank_many([(sentence, candidates)])[0]
 
-    def rank_many(self, items: Sequence[tuple[Sentence, dict[int, list[Candidate]]]]) -> list[dict[int, list[Candidate]]]:
+    def rank_many(self, items: Sequence[tuple[Sentence, dict[int, list[Candidate]]]]
+                  ) -> list[dict[int, list[Candidate]]]:
         """:meth:`rank` for the candidates of several sentences with **one** scorer call (one
         group of texts per position of every sentence), so that the scorer can fill its batches."""
         groups: list[list[str]] = []  # the texts of one position (they share the left context)
@@ -113,7 +114,7 @@ class LMRanker:
         if len(scores) != len(texts):
             raise ValueError(f"scorer returned {len(scores)} scores for {len(texts)} texts")
         by_pos: dict[tuple[int, int], list[tuple[int, float]]] = {}
-        for (it, pos, ci), s in zip(index, scores):
+        for (it, pos, ci), s in zip(index, scores, strict=True):
             by_pos.setdefault((it, pos), []).append((ci, float(s)))
         results: list[dict[int, list[Candidate]]] = []
         for it, (_, candidates) in enumerate(items):
@@ -123,7 +124,7 @@ class LMRanker:
                 scored_items = by_pos.get((it, pos), [])
                 probs = softmax([s for _, s in scored_items])
                 ranked = []
-                for (ci, _), p in zip(scored_items, probs):
+                for (ci, _), p in zip(scored_items, probs, strict=True):
                     if ci < 0:
                         continue
                     c = cands[ci]

@@ -64,7 +64,7 @@ def word_key(word: str) -> int:
     they can still be *proposed* as neighbours of other words (the lemma lists are matched to the
     table with the ``StringStore``, at build time).
     """
-    from spacy.strings import hash_string
+    from spacy.strings import hash_string  # type: ignore[attr-defined]  # a Cython function, no stub
 
     return int(hash_string(word))
 
@@ -143,7 +143,7 @@ class VectorIndex:
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(path.name + f".tmp{os.getpid()}.npz")
-        np.savez(tmp, **self._arrays)
+        np.savez(tmp, **self._arrays)  # type: ignore[arg-type]  # numpy's stub types **kwds as allow_pickle
         os.replace(tmp, path)
 
     @classmethod
@@ -286,7 +286,7 @@ class VectorProposer:
             todo.append((i, lemma))
         if not todo:
             return {}
-        neigh = self.index.neighbours([(lemma, sentence.tokens[i].pos) for i, lemma in todo], self.topn)
+        neigh = self.index.neighbours([(lemma, str(sentence.tokens[i].pos)) for i, lemma in todo], self.topn)
         out: dict[int, list[Candidate]] = {}
         for (i, lemma), nbrs in zip(todo, neigh, strict=True):
             tok = sentence.tokens[i]

@@ -66,7 +66,8 @@ class WordNetProposer:
                 if self.synonyms and name.lower() != key:
                     out.append((name, "wordnet_synonym"))
                 if self.antonyms and lem.name().lower() == key.replace(" ", "_"):
-                    out.extend((a.name().replace("_", " "), "wordnet_antonym") for a in sorted(lem.antonyms(), key=lambda x: x.name()))
+                    out.extend((a.name().replace("_", " "), "wordnet_antonym")
+                               for a in sorted(lem.antonyms(), key=lambda x: x.name()))
         return out
 
     def propose(self, sentence: Sentence, positions: Sequence[int]) -> dict[int, list[Candidate]]:

@@ -27,7 +27,7 @@ what shared-prefix scoring computes without waste:
 
 Both agree to float precision (tested; ``bench/bench_contrastive.py`` measures the speed). ``window``
 (an approximation, ``null`` for exact scores) keeps only that many words of each candidate after the
-first word where the candidates differ.
+last word where the candidates differ.
 """
 
 from __future__ import annotations
@@ -65,16 +65,19 @@ def render(template: str, q: ContrastiveQuery) -> str:
 
 
 def truncate_after_difference(candidates: Sequence[str], window: int) -> list[str]:
-    """Each candidate cut ``window`` words after the first word (whitespace-separated) where the
-    candidates differ; a candidate shorter than that is kept whole."""
+    """Each candidate cut ``window`` words (whitespace-separated) after the *last* word where the
+    candidates differ - the words they share at the end are what is cut - so that candidates that
+    differ in several places (``es ... es`` / ``er ... ihn``) stay distinct; a candidate with fewer
+    words than that is kept whole."""
     spans = [[m.span() for m in re.finditer(r"\S+", c)] for c in candidates]
     words = [[c[a:b] for a, b in sp] for c, sp in zip(candidates, spans, strict=True)]
-    k = 0
-    while all(k < len(w) for w in words) and len({w[k] for w in words}) == 1:
-        k += 1
+    shortest = min(len(w) for w in words)
+    suffix = 0  # words shared at the end by every candidate
+    while suffix < shortest and len({w[len(w) - 1 - suffix] for w in words}) == 1:
+        suffix += 1
     out = []
     for c, sp in zip(candidates, spans, strict=True):
-        keep = k + 1 + window
+        keep = len(sp) - suffix + window
         out.append(c if keep >= len(sp) else c[: sp[keep - 1][1]])
     return out
 
@@ -86,7 +89,7 @@ class CausalLMContrastiveScorer(ContrastiveScorer):
     pass of naive scoring; ``batch_size`` of a config entry is the factory's, queries per call) and
     ``pack_tokens`` its tokens per packed pass (``null``: its default); ``shared_prefix``: packed
     shared-prefix scoring (``true``) or naive per-text scoring (``false``), same values; ``window``:
-    words scored after the first difference (``null``: all, exact)."""
+    words scored after the last difference (``null``: all, exact)."""
 
     version: ClassVar[str] = "1"
     name = "causal_lm"
@@ -107,9 +110,7 @@ class CausalLMContrastiveScorer(ContrastiveScorer):
         from lingtest.resources.lm import CausalLMScorer
 
         check_template(template)
-        scorer = CausalLMScorer(
-            model, device=device, batch_size=lm_batch_size, dtype=dtype, max_length=max_length
-        )
+        scorer = CausalLMScorer(model, device=device, batch_size=lm_batch_size, dtype=dtype, max_length=max_length)
         if pack_tokens is not None:
             if pack_tokens < 8:
                 raise ValueError(f"pack_tokens must be at least 8, got {pack_tokens}")
@@ -146,11 +147,7 @@ class CausalLMContrastiveScorer(ContrastiveScorer):
 
     def texts(self, q: ContrastiveQuery) -> list[str]:
         """The texts scored for a query: the prompt followed by each (windowed) candidate."""
-        cands = (
-            list(q.candidates)
-            if self.window is None
-            else truncate_after_difference(q.candidates, self.window)
-        )
+        cands = list(q.candidates) if self.window is None else truncate_after_difference(q.candidates, self.window)
         prompt = render(self.template, q)
         return [prompt + c for c in cands]
 

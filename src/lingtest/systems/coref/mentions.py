@@ -287,7 +287,8 @@ def is_pleonastic_it(pd: ParsedDoc, i: int) -> bool:
         # the complement must be a that/to/whether/if clause or a participle, not a relative clause
         for c in clausal:
             first = min(_subtree(pd, c))
-            if pd.lower[first] in ("that", "to", "whether", "if", "how", "what", "when", "why") or pd.deps[c] == "xcomp":
+            if (pd.lower[first] in ("that", "to", "whether", "if", "how", "what", "when", "why")
+                    or pd.deps[c] == "xcomp"):
                 return True
     return False
 
@@ -317,8 +318,8 @@ def make_mention(pd: ParsedDoc, s: int, e: int, head: int, kind: str | None,
     """Build a mention over [s, e) with head ``head`` and compute its attributes."""
     hw = pd.lower[head]
     pron = F.pronoun_info(hw) if e - s == 1 else None
-    relative = pd.tags[head] in ("WP", "WDT", "WP$") or (hw == "that" and pd.deps[head] in SUBJECT_DEPS | {"dobj", "obj"}
-                                                          and _in_relative_clause(pd, head))
+    relative = pd.tags[head] in ("WP", "WDT", "WP$") or (
+        hw == "that" and pd.deps[head] in SUBJECT_DEPS | {"dobj", "obj"} and _in_relative_clause(pd, head))
     ner = _entity_covering(pd, s, e, head)
     if kind is None:
         if pron is not None or relative:

@@ -42,6 +42,7 @@ def parse_response(payload: Any) -> list[CharEntity]:
         if isinstance(score, bool) or not isinstance(score, int | float):
             raise InputError(f"expected a number, got {score!r}", field=f"{where}.Score")
         text = e.get("Text")
+        assert isinstance(b, int) and isinstance(end, int)  # checked above
         out.append(CharEntity(b, end, e["Type"], float(score), text if isinstance(text, str) else None))
     return out
 

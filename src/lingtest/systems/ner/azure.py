@@ -53,9 +53,9 @@ def parse_response(payload: Any, n_documents: int) -> list[list[CharEntity]]:
         raise InputError("expected an object with a 'documents' list", field="documents")
     errors = payload.get("errors") or []
     if errors:
-        first = errors[0] if isinstance(errors[0], dict) else {}
-        err = first.get("error") if isinstance(first.get("error"), dict) else {}
-        inner = err.get("innererror") if isinstance(err.get("innererror"), dict) else {}
+        first: dict[str, Any] = errors[0] if isinstance(errors[0], dict) else {}
+        err: dict[str, Any] = first["error"] if isinstance(first.get("error"), dict) else {}
+        inner: dict[str, Any] = err["innererror"] if isinstance(err.get("innererror"), dict) else {}
         raise SystemFailure(f"Azure NER rejected {len(errors)} document(s); document {first.get('id')!r}: "
                             f"{err.get('code')}: {err.get('message')}"
                             + (f" ({inner.get('code')}: {inner.get('message')})" if inner else ""))
@@ -65,7 +65,7 @@ def parse_response(payload: Any, n_documents: int) -> list[list[CharEntity]]:
         if not isinstance(doc, dict) or not isinstance(doc.get("entities"), list):
             raise InputError("expected an object with an 'entities' list", field=where)
         try:
-            idx = int(doc.get("id"))
+            idx = int(doc["id"])
         except (TypeError, ValueError):
             raise InputError(f"unknown document id {doc.get('id')!r}", field=f"{where}.id") from None
         if not 0 <= idx < n_documents or idx in out:

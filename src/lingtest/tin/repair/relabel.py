@@ -169,10 +169,10 @@ def plan_relabel(jobs: Sequence[RelabelJob], proposer: FillProposer, embedder: T
     sims = span_similarities(embedder, [((jobs[ji].tokens, jobs[ji].span), (m, jobs[ji].span))
                                         for (ji, *_), m in zip(cands, muts, strict=True)])
     out = []
-    for (ji, pos, subword, word, p), toks, sim in zip(cands, muts, sims, strict=True):
+    for (ji, pos, subword, word, p), mut, sim in zip(cands, muts, sims, strict=True):
         if sim < config.sim_threshold:
             continue
-        out.append(RelabelMutant(ji, pos, subword, word, toks, jobs[ji].span, p, sim))
+        out.append(RelabelMutant(ji, pos, subword, word, mut, jobs[ji].span, p, sim))
     return out
 
 
