@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from crest_fakes import TABLE, FakeParser, FakeProposer, FakeSystem
 from omegaconf import OmegaConf
+from tests.fakes.lm import NullTracker
 
 from lingtest.crest import stages
 from lingtest.crest.candidates import PROPOSERS
@@ -15,7 +16,6 @@ from lingtest.crest.suite import load_generated
 from lingtest.data import Cluster, Document, Mention, Sentence, TestCase, Token, read_jsonl, write_jsonl
 from lingtest.parsing import PARSERS
 from lingtest.systems import SYSTEMS
-from lingtest.tracking import NullTracker
 
 CONF = Path(__file__).resolve().parents[2] / "conf" / "crest" / "default.yaml"
 

@@ -15,20 +15,9 @@ WORDS = ["the", "a", "cat", "dog", "sat", "ran", "on", "mat", "big", "small", "h
 
 @pytest.fixture(scope="module")
 def gpt2_parts():
-    from tokenizers import Tokenizer
-    from tokenizers.models import WordLevel
-    from tokenizers.pre_tokenizers import WhitespaceSplit
-    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
+    from tests.fakes.lm import tiny_gpt2
 
-    vocab = {"<|endoftext|>": 0, "<pad>": 1, "<unk>": 2, **{w: i + 3 for i, w in enumerate(WORDS)}}
-    core = Tokenizer(WordLevel(vocab, unk_token="<unk>"))
-    core.pre_tokenizer = WhitespaceSplit()
-    tok = PreTrainedTokenizerFast(tokenizer_object=core, bos_token="<|endoftext|>", eos_token="<|endoftext|>",
-                                  unk_token="<unk>", pad_token="<pad>")
-    torch.manual_seed(0)
-    model = GPT2LMHeadModel(GPT2Config(vocab_size=len(vocab), n_positions=32, n_embd=32, n_layer=2, n_head=2,
-                                       bos_token_id=0, eos_token_id=0, pad_token_id=1)).eval()
-    return model, tok
+    return tiny_gpt2(WORDS)
 
 
 @pytest.fixture(scope="module")
