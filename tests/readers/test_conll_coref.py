@@ -463,3 +463,16 @@ def test_trailing_whitespace_is_ignored(tmp_path: Path, coref_dir: Path) -> None
     p2 = write(tmp_path, padded, "padded_conll")
     assert [d.to_dict() for d in read_conll2012(p2)] == \
         [d.to_dict() for d in read_conll2012(coref_dir / "sample.v4_gold_conll")]
+
+
+def test_read_coref_routes_options_per_layout_and_rejects_unknown_ones(tmp_path):
+    from lingtest.errors import InputError
+    from lingtest.readers.conll_coref import read_coref
+
+    f = tmp_path / "a.conll"
+    f.write_text("#begin document (a);\nJohn\t(0)\nsaw\t_\nhim\t(0)\n#end document\n", encoding="utf-8")
+    # conllu_dir is an OntoGUM option: it does not apply to a generic file and is not passed to its reader
+    docs = list(read_coref(f, format="conll", conllu_dir=str(tmp_path), duplicates="drop"))
+    assert len(docs) == 1 and [[(m.start, m.end) for m in c.mentions] for c in docs[0].clusters] == [[(0, 1), (2, 3)]]
+    with pytest.raises(InputError, match="no_such_option"):
+        list(read_coref(f, format="conll", no_such_option=1))

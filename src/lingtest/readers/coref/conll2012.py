@@ -76,7 +76,7 @@ def read_conll2012(path: str | Path, *, unescape: bool = True, duplicates: Dupli
                    malformed: Malformed = "error", duplicate_documents: Duplicates | None = None,
                    ne_labels: Collection[str] | None = ONTONOTES_NE_LABELS,
                    max_depth: int = MAX_TREE_DEPTH,
-                   duplicate_order: DuplicateOrder = "file", **_: Any) -> Iterator[Document]:
+                   duplicate_order: DuplicateOrder = "file") -> Iterator[Document]:
     """CoNLL-2012 ``*_conll`` documents (several documents and parts per file), every column kept.
 
     ``Document.id``/``part`` come from ``#begin document (id); part NNN``; ``Sentence.meta`` holds

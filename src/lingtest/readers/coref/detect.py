@@ -4,10 +4,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import inspect
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from lingtest.errors import InputError
 from lingtest.readers.coref.blocks import doc_name_parts, input_files, iter_raw, split_columns, stem
 from lingtest.readers.coref.brackets import decode_coref
 from lingtest.readers.coref.conll2012 import read_conll2012
@@ -109,8 +111,14 @@ def _records(path: str | Path, format: str, duplicates: Duplicates, malformed: M
 def read_coref(path: str | Path, format: CorefFormat = "auto", **options: Any) -> Iterator[Document]:
     """Documents of a coreference file (or directory) in any supported layout."""
     _check_format(format)
+    readers: dict[str, Callable[..., Iterator[Document]]] = {
+        "conll2012": read_conll2012, "ontogum": read_ontogum, "jsonlines": read_jsonlines,
+        "conll": read_conll_coref}
+    accepted = {fmt: set(inspect.signature(r).parameters) for fmt, r in readers.items()}
+    unknown = sorted(set(options) - set().union(*accepted.values()))
+    if unknown:
+        raise InputError(f"unknown reader option(s) {', '.join(unknown)}", path=path, field="options")
     for f in input_files(path):
         fmt = detect_format(f) if format == "auto" else format
-        reader = {"conll2012": read_conll2012, "ontogum": read_ontogum, "jsonlines": read_jsonlines,
-                  "conll": read_conll_coref}[fmt]
-        yield from reader(f, **options)
+        # an option of another layout (e.g. OntoGUM's conllu_dir) does not apply to this file
+        yield from readers[fmt](f, **{k: v for k, v in options.items() if k in accepted[fmt]})

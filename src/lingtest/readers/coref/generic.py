@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from lingtest.errors import InputError
 from lingtest.readers.coref.blocks import doc_name_parts, input_files, iter_raw, stem
@@ -25,7 +25,7 @@ __all__ = ["read_conll_coref"]
 def read_conll_coref(path: str | Path, *, word_column: int | None = None,
                      duplicates: Duplicates = "error", malformed: Malformed = "error",
                      duplicate_documents: Duplicates | None = None,
-                 duplicate_order: DuplicateOrder = "file", **_: Any) -> Iterator[Document]:
+                 duplicate_order: DuplicateOrder = "file") -> Iterator[Document]:
     """Any CoNLL-style file whose last column holds the coreference brackets.
 
     The word is column ``word_column`` when given, else column 3 for 12+ columns (CoNLL-2012),

@@ -42,7 +42,7 @@ _PART = re.compile(r"^(.*)_(\d+)$")
 def read_jsonlines(path: str | Path, *, part_suffix: bool = False, duplicates: Duplicates = "error",
                    malformed: Malformed = "error", duplicate_documents: Duplicates | None = None,
                    ne_labels: Collection[str] | None = ONTONOTES_NE_LABELS,
-                   duplicate_order: DuplicateOrder = "file", **_: Any) -> Iterator[Document]:
+                   duplicate_order: DuplicateOrder = "file") -> Iterator[Document]:
     """e2e-coref jsonlines documents (see the module docstring).
 
     ``Document.id`` is the ``doc_key``; with ``part_suffix`` a trailing ``_<n>`` (as in

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from lingtest.errors import InputError
 from lingtest.readers.coref.blocks import RawDoc, doc_name_parts, input_files, iter_raw, stem
@@ -25,7 +25,7 @@ __all__ = ["read_ontogum", "sentences_from_conllu"]
 def read_ontogum(path: str | Path, conllu_dir: str | Path | None = None, *,
                  duplicates: Duplicates = "error", malformed: Malformed = "error",
                  duplicate_documents: Duplicates | None = None,
-                 duplicate_order: DuplicateOrder = "file", **_: Any) -> Iterator[Document]:
+                 duplicate_order: DuplicateOrder = "file") -> Iterator[Document]:
     """OntoGUM 3-column coreference files (``index token coref``), one document per file.
 
     The document id is the file name (the files leave the name after ``# begin document`` empty).
