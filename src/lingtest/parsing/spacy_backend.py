@@ -107,7 +107,7 @@ class SpacyParser(BaseParser):
 
     def __init__(self, model: str = "en_core_web_sm", batch_size: int = 256, n_process: int = 1,
                  constituency: str | None = "dep2const", device: str = "cpu", normalize_quotes: bool = True,
-                 nlp: Any = None, workers: int | str = 0, parallel_min: int = 32, **_ignored: Any) -> None:
+                 nlp: Any = None, workers: int | str = 0, parallel_min: int = 32) -> None:
         if constituency not in (None, "none", "dep2const"):
             raise ValueError(f"unknown constituency method {constituency!r} (use 'dep2const' or 'none')")
         self.model = model

@@ -86,7 +86,7 @@ class StanzaParser(BaseParser):
 
     def __init__(self, lang: str = "en", processors: str = "tokenize,pos,lemma,depparse,constituency,ner",
                  use_gpu: bool | str = "auto", model_dir: str | None = None, package: str = "default",
-                 download: bool = False, batch_size: int = 64, pipeline: Any = None, **_ignored: Any) -> None:
+                 download: bool = False, batch_size: int = 64, pipeline: Any = None) -> None:
         self.lang = lang
         self.processors = processors
         self.package = package
