@@ -4,7 +4,6 @@ jsonlines, generic last-column CoNLL; malformed input; round trips; the mirror (
 from __future__ import annotations
 
 import io
-import time
 import warnings
 from pathlib import Path
 
@@ -398,9 +397,7 @@ def test_mirror_ontogum_all_documents(mirror: Path) -> None:
         read_coref_records(conll)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        t0 = time.process_time()  # CPU time: wall time on a shared machine depends on the others
         docs = list(read_ontogum(conll, malformed="warn", duplicates="drop"))
-        seconds = time.process_time() - t0
     assert len(docs) == 281
     flawed = {Path(str(w.message).split(",")[0]).stem for w in caught}
     assert flawed == {"GENTLE_poetry_raven", "GENTLE_poetry_road", "GUM_bio_emperor", "GUM_bio_galois",
@@ -408,7 +405,6 @@ def test_mirror_ontogum_all_documents(mirror: Path) -> None:
                       "GUM_interview_chomsky", "GUM_letter_flood", "GUM_reddit_callout"}
     assert sum(len(d.words) for d in docs) == 268089
     assert sum(len(c.mentions) for d in docs for c in d.clusters) == 34948
-    assert seconds < 1.0, seconds  # about 0.2-0.4 s; generous for a busy shared machine
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         sents = list(read_ontogum(conll, conllu_dir=mirror / "gum" / "dep", malformed="warn",
