@@ -101,3 +101,17 @@ def test_derived_pipeline_lists_follow_the_specs(monkeypatch, tmp_path):
     assert set(cfg.pipeline.inputs) == set(cfg.pipeline.datasets)
     monkeypatch.setenv("LINGTEST_MIRROR", str(tmp_path))
     assert set(compose(conf_dir=ROOT / "conf").pipeline.inputs.values()) == {str(tmp_path)}
+
+
+def test_dvc_own_hydra_composition_loads_the_resolvers(tmp_path):
+    """`dvc exp run -S ...` composes params.yaml in DVC's process: the resolvers come from hydra_plugins/."""
+    import subprocess
+    import sys
+
+    code = ("from dvc.utils.hydra import compose_and_dump; import sys; "
+            "compose_and_dump(sys.argv[1], sys.argv[2], None, 'config', sys.argv[3], ['crest.M=30'])")
+    out = tmp_path / "params.yaml"
+    subprocess.run([sys.executable, "-c", code, str(out), str(ROOT / "conf"), str(ROOT)], check=True, cwd=tmp_path)
+    params = yaml.safe_load(out.read_text(encoding="utf-8"))
+    assert params["crest"]["M"] == 30 and "ontogum" in params["pipeline"]["parse"]
+    assert "contrapro" not in params["pipeline"]["parse"]
