@@ -5,3 +5,14 @@ it to the ``lingtest`` application (``lingtest.cli`` calls every module's ``regi
 keep their imports light, so a command starts in tens of milliseconds; heavy dependencies are
 imported inside the command body only when it needs them.
 """
+
+from typing import Any
+
+
+def bind_typer(namespace: dict[str, Any]) -> Any:
+    """Import typer on first use and bind it in a command module's ``namespace`` (its ``globals()``),
+    so the module's string annotations (``typer.Option``) resolve without importing typer at start."""
+    import typer
+
+    namespace["typer"] = typer
+    return typer

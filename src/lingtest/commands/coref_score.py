@@ -32,6 +32,8 @@ import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
+from lingtest.commands import bind_typer
+
 if TYPE_CHECKING:
     import typer
 
@@ -165,12 +167,7 @@ def coref_score(
 
 
 def _load_typer() -> Any:
-    """Import typer on first use and bind it for the command's (string) annotations, so that
-    ``python -m`` (argparse) does not pay for it."""
-    import typer as _typer
-
-    globals()["typer"] = _typer
-    return _typer
+    return bind_typer(globals())
 
 
 def register(app: typer.Typer) -> None:

@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
+from lingtest.commands import bind_typer
+
 if TYPE_CHECKING:
     import typer
 
@@ -108,11 +110,7 @@ def self_bleu(
 
 
 def _load_typer() -> Any:
-    """Import typer on first use and bind it for the command's (string) annotations."""
-    import typer as _typer
-
-    globals()["typer"] = _typer
-    return _typer
+    return bind_typer(globals())
 
 
 def register(app: typer.Typer) -> None:
