@@ -11,10 +11,11 @@ PYTHON=${PYTHON:-$(command -v python3.11 || command -v python3)}
 VENV=${VENV:-.venv}
 log() { printf '\033[1m[setup]\033[0m %s\n' "$*"; }
 
-# 1. Debian packages: WordNet 3.0 files for NLTK (offline), link-grammar (a constituency parser)
+# 1. Debian packages: WordNet 3.0 files for NLTK (offline); OpenThesaurus (German synonyms) and the Ding
+#    dictionary (German noun genders, DE<->EN nouns) for the ContraPro synonym attack and ContraCAT vocabulary
 if [ "${SKIP_APT:-0}" != 1 ] && command -v apt-get >/dev/null; then
   need=()
-  for p in wordnet-base wordnet-sense-index; do
+  for p in wordnet-base wordnet-sense-index openthesaurus-de-text trans-de-en; do
     dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
   done
   if [ ${#need[@]} -gt 0 ]; then
