@@ -77,14 +77,14 @@ def main() -> None:
     import torch
 
     from lingtest.data.io import write_json
-    from lingtest.readers.contrapro import read_contrapro_grouped
+    from lingtest.readers.options import configured
     from lingtest.resources.lm import CausalLMScorer
     from lingtest.systems.contrastive.base import ContrastiveQuery
     from lingtest.systems.contrastive.causal_lm import CausalLMContrastiveScorer
 
     if args.threads:
         torch.set_num_threads(args.threads)
-    examples = list(read_contrapro_grouped(_mirror()))
+    examples = list(configured("contrapro_grouped")(_mirror()))
     sample = random.Random(args.seed).sample(examples, args.n)
     queries = [ContrastiveQuery(e.src, (e.ref, *e.contrastive), e.src_context, e.ref_context) for e in sample]
     lm = CausalLMScorer("offline-default", device="cpu", dtype=args.dtype)

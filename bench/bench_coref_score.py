@@ -38,7 +38,8 @@ from lingtest.data.io import write_json
 from lingtest.data.model import Cluster, Document, Mention
 from lingtest.metrics.coref import METRIC_NAMES, conll_f1_from_scores, score_documents
 from lingtest.paths import mirror_root
-from lingtest.readers.conll_coref import read_coref_records, read_ontogum, write_conll
+from lingtest.readers.conll_coref import read_coref_records, write_conll
+from lingtest.readers.options import configured
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -130,7 +131,7 @@ def main() -> None:
     conll_dir = mirror / "ontogum" / "coref" / "ontogum" / "conll"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the known flaws of the released OntoGUM, reported elsewhere
-        docs = list(read_ontogum(conll_dir, malformed="warn", duplicates="drop"))
+        docs = list(configured("ontogum", malformed="warn", duplicates="drop")(conll_dir))
     rng = random.Random(args.seed)
     perturbed = [perturb(d, rng) for d in docs]
     tmp = Path(tempfile.mkdtemp(prefix="bench_coref_"))

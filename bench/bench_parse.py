@@ -21,7 +21,8 @@ from lingtest.parsing.dep2const import dependency_to_constituency
 from lingtest.parsing.evalb import evalb_corpus
 from lingtest.paths import mirror_root
 from lingtest.pipeline.datasets import document_list
-from lingtest.readers.treebank import read_conllu, read_ptb
+from lingtest.readers.options import configured
+from lingtest.readers.treebank import read_conllu
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -47,6 +48,7 @@ def main(argv: list[str] | None = None) -> int:
         files = [f for f in files if f.stem in wanted]
     if not args.include_reddit:
         files = [f for f in files if not f.stem.startswith("GUM_reddit_")]
+    read_ptb = configured("ptb")
     gold = [s for f in files for d in read_ptb(f) for s in d.sentences]
 
     from lingtest.parsing.spacy_backend import SpacyParser

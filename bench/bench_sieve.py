@@ -34,10 +34,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default="bench/results/sieve.json")
     args = ap.parse_args(argv)
 
-    from lingtest.readers.conll_coref import read_ontogum
+    from lingtest.config import compose
+    from lingtest.readers.options import configured
     from lingtest.systems.coref.base import CachedSystem, ensure_parsed
     from lingtest.systems.coref.mentions import ParsedDoc, detect_mentions
     from lingtest.systems.coref.sieve import SieveResolver
+    from lingtest.systems.factory import instantiate, system_entry
 
     mirror = mirror_root(args.mirror)
     if mirror is None:
@@ -47,9 +49,9 @@ def main(argv: list[str] | None = None) -> int:
     docs = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
+        read_ontogum = configured("ontogum", conllu_dir=mirror / "gum" / "dep", duplicates="drop")
         for n in names:
-            for d in read_ontogum(mirror / "ontogum" / "coref" / "ontogum" / "conll" / f"{n}.conll",
-                                  conllu_dir=mirror / "gum" / "dep", duplicates="drop"):
+            for d in read_ontogum(mirror / "ontogum" / "coref" / "ontogum" / "conll" / f"{n}.conll"):
                 docs.append(strip(d, keep_parse=False))
     n_tokens = sum(len(d.words) for d in docs)
 
@@ -57,7 +59,9 @@ def main(argv: list[str] | None = None) -> int:
     parsed = ensure_parsed(docs, "spacy", {"model": args.model})
     parse_s = time.perf_counter() - t0
 
-    resolver = SieveResolver(parser_options={"model": args.model})
+    entry = system_entry(compose().systems, "coref", "sieve")  # the configured options
+    resolver = instantiate("coref", "sieve", {**entry, "parser_options": {"model": args.model}})
+    assert isinstance(resolver, SieveResolver)
     resolver.animacy_lexicon.animacy("dog")  # load WordNet outside the timed runs
     n_mentions = sum(len(detect_mentions(ParsedDoc.from_document(d), resolver.animacy_lexicon)) for d in parsed)
     runs = []

@@ -79,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     from lingtest.metrics.coref import conll_f1_from_scores, score_documents
-    from lingtest.readers.conll_coref import read_ontogum
+    from lingtest.readers.options import configured
     from lingtest.systems.coref.base import ensure_parsed
     from lingtest.systems.factory import instantiate
 
@@ -95,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # OntoGUM repeats a few mentions; the reader drops the repeats
         for n in names:
-            gold.extend(read_ontogum(conll_dir / f"{n}.conll", conllu_dir=conllu_dir, duplicates="drop"))
+            gold.extend(configured("ontogum", conllu_dir=conllu_dir, duplicates="drop")(conll_dir / f"{n}.conll"))
     inputs = [strip(d, keep_parse=args.gold_parse) for d in gold]
     n_tokens = sum(len(d.words) for d in gold)
 

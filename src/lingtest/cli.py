@@ -21,7 +21,8 @@ def _register_plugins() -> None:
     import importlib
 
     for module in ("lingtest.commands.coref_score", "lingtest.commands.ner_score",
-                   "lingtest.commands.self_bleu"):
+                   "lingtest.commands.self_bleu",
+                   "lingtest.commands.release", "lingtest.commands.compare", "lingtest.commands.report"):
         try:
             mod = importlib.import_module(module)
         except ModuleNotFoundError as exc:
@@ -77,7 +78,7 @@ def data_prepare(
     mirror: Annotated[Path | None, typer.Option(help="mirror root (default ../shared/data)")] = None,
 ) -> None:
     """Download (or take from the mirror) and prepare one dataset without DVC or MLflow."""
-    from lingtest.config import compose
+    from lingtest.config import compose, to_plain
     from lingtest.paths import mirror_root, project_root
     from lingtest.pipeline.datasets import DatasetSpec, download, prepare
     from lingtest.progress import progress
@@ -86,7 +87,7 @@ def data_prepare(
     spec = DatasetSpec.from_config(dataset, cfg)
     m = mirror_root(mirror)
     manifest = download(spec, network=network, mirror=m, raw_dir=project_root() / "data" / "raw")
-    counts = prepare(manifest, out / dataset, m, progress=lambda it, d: progress(it, d))
+    counts = prepare(manifest, out / dataset, m, to_plain(cfg.readers), progress=lambda it, d: progress(it, d))
     for split, n in counts.items():
         typer.echo(f"{dataset}/{split}: {n} records -> {out / dataset / (split + '.jsonl')}")
 

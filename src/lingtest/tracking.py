@@ -4,7 +4,11 @@ artifacts to MLflow, tagged with the git commit, the DVC stage and the resolved 
 
 The default store is embedded and local: SQLite at ``<project>/mlruns/mlflow.db`` with artifacts
 under ``<project>/mlruns/artifacts`` (git-ignored). ``MLFLOW_TRACKING_URI`` (or ``tracking.uri`` in
-the config) points it elsewhere, e.g. at a server.
+the config) points it elsewhere, e.g. at a server. ``<project>`` is the main workspace also when a
+stage runs in a DVC experiment's temporary copy (:func:`store_root`), and a copied or moved store
+writes its artifacts where it now is (:func:`relocate_store`). Each technique has its own MLflow
+experiment (``lingtest/crest``, ...); runs are tagged with the git commit, the DVC stage and
+experiment name, the system under test and the suite's sha256 and release (:func:`suite_tags`).
 
 Nothing leaves the machine unasked: a run switches MLflow's and the other libraries' telemetry off
 (:mod:`lingtest.telemetry`), and hub look-ups too when ``profile.network`` is false.
@@ -36,8 +40,9 @@ from typing import Any, Protocol
 from lingtest.environment import as_tags, describe, git_commit, torch_runtime
 from lingtest.telemetry import network_allowed, quiet_libraries
 
-__all__ = ["MlflowTracker", "NullTracker", "Tracker", "default_tracking_uri", "flatten", "git_commit",
-           "mark_stale_runs_killed", "numeric_metrics", "process_alive", "tracked_run"]
+__all__ = ["MlflowTracker", "NullTracker", "Tracker", "default_tracking_uri", "dvc_tags", "experiment_name",
+           "flatten", "git_commit", "mark_stale_runs_killed", "numeric_metrics", "process_alive", "relocate_store",
+           "store_root", "suite_tags", "tracked_run"]
 
 log = logging.getLogger("lingtest")
 
@@ -133,7 +138,103 @@ def numeric_metrics(metrics: Mapping[str, Any], prefix: str = "") -> dict[str, f
 
 
 def default_tracking_uri(root: Path) -> str:
-    return f"sqlite:///{(root / 'mlruns' / 'mlflow.db').resolve()}"
+    return f"sqlite:///{(store_root(root) / 'mlruns' / 'mlflow.db').resolve()}"
+
+
+EXP_TMP_PARTS = (".dvc", "tmp", "exps")
+
+
+def store_root(root: Path) -> Path:
+    """The checkout whose ``mlruns/`` holds the runs: the main workspace, also when a stage runs in
+    a DVC experiment's temporary copy (``dvc exp run --queue``/``--temp``; DVC sets ``$DVC_ROOT`` to the
+    main repository there, and the copy lives under ``<main>/.dvc/tmp/exps/``), so that no run is logged
+    into a copy and lost with it."""
+    env = os.environ.get("DVC_ROOT")
+    if env and Path(env).is_dir():
+        return Path(env).resolve()
+    parts = root.resolve().parts
+    for i in range(len(parts) - len(EXP_TMP_PARTS)):
+        if parts[i:i + len(EXP_TMP_PARTS)] == EXP_TMP_PARTS:
+            return Path(*parts[:i])
+    return root
+
+
+def experiment_name(base: str, technique: str | None) -> str:
+    """One MLflow experiment per technique: ``lingtest/adversarial``; ``base`` alone without one."""
+    return f"{base}/{technique}" if technique else base
+
+
+def relocate_store(db: Path) -> int:
+    """Make a copied or moved embedded store write where it now lives: MLflow records absolute
+    artifact locations, so a store copied elsewhere would keep writing artifacts into the original
+    checkout. Locations ``file://.../mlruns/artifacts...`` of another folder are rewritten to this
+    store's ``artifacts`` folder (experiments and their runs); returns how many experiments moved."""
+    import sqlite3
+
+    if not db.is_file():
+        return 0
+    here = (db.parent / "artifacts").resolve().as_uri()
+    marker = "/mlruns/artifacts"
+    con = sqlite3.connect(str(db), timeout=30)
+    try:
+        try:
+            rows = con.execute("SELECT experiment_id, artifact_location FROM experiments").fetchall()
+        except sqlite3.OperationalError:  # not an MLflow store yet
+            return 0
+        moved = 0
+        with con:
+            for exp_id, location in rows:
+                loc = str(location or "")
+                cut = loc.find(marker)
+                if not loc.startswith("file://") or cut < 0:
+                    continue
+                old = loc[:cut + len(marker)]
+                if old == here:
+                    continue
+                con.execute("UPDATE experiments SET artifact_location = ? WHERE experiment_id = ?",
+                            (here + loc[len(old):], exp_id))
+                con.execute("UPDATE runs SET artifact_uri = ? || substr(artifact_uri, ?) "
+                            "WHERE experiment_id = ? AND artifact_uri LIKE ?",
+                            (here, len(old) + 1, exp_id, old + "%"))
+                moved += 1
+    finally:
+        con.close()
+    if moved:
+        log.info("the MLflow store %s was moved: %d experiment(s) now keep their artifacts in %s", db, moved, here)
+    return moved
+
+
+def suite_tags(suite: Path | None, releases: Path | None) -> dict[str, str]:
+    """``suite.sha256`` of the suite a stage wrote or read and, when a release under ``releases``
+    froze exactly that suite, ``suite.release`` (``<suite>@v<version>``)."""
+    import hashlib
+
+    if suite is None or not suite.is_file():
+        return {}
+    h = hashlib.sha256()
+    with open(suite, "rb") as fh:
+        while block := fh.read(1 << 20):
+            h.update(block)
+    sha = h.hexdigest()
+    tags = {"suite.sha256": sha, "suite.path": str(suite)}
+    if releases is not None and releases.is_dir():
+        for prov in sorted(releases.glob("*/*/provenance.json")):
+            try:
+                data = json.loads(prov.read_text(encoding="utf-8"))
+            except (OSError, json.JSONDecodeError):
+                continue
+            if data.get("suite", {}).get("sha256") == sha:
+                tags["suite.release"] = str(data.get("release", {}).get("tag", prov.parent.name))
+    return tags
+
+
+def dvc_tags() -> dict[str, str]:
+    """The DVC experiment a stage runs in (``dvc exp run`` sets these variables)."""
+    out = {}
+    for var, tag in (("DVC_EXP_NAME", "dvc_exp_name"), ("DVC_EXP_BASELINE_REV", "dvc_exp_baseline")):
+        if os.environ.get(var):
+            out[tag] = os.environ[var]
+    return out
 
 
 
@@ -316,14 +417,17 @@ def end_status(exc: BaseException | None) -> str:
 
 @contextmanager
 def tracked_run(stage: str, config: Mapping[str, Any], *, root: Path, uri: str | None = None,
-                experiment: str = "lingtest", enabled: bool = True) -> Iterator[Tracker]:
+                experiment: str = "lingtest", enabled: bool = True, technique: str | None = None,
+                tags: Mapping[str, Any] | None = None) -> Iterator[Tracker]:
     """Open an MLflow run for one stage execution; logs the flattened config and tags it with the
-    stage, the git commit and the environment. Telemetry is off while it is open (and hub requests
-    when ``config['profile']['network']`` is not true)."""
+    stage, the git commit, the DVC experiment, ``tags`` and the environment. The run goes to the
+    experiment ``<experiment>/<technique>`` (one per technique) of the main workspace's store
+    (:func:`store_root`). Telemetry is off while it is open (and hub requests when
+    ``config['profile']['network']`` is not true)."""
     if not enabled:
         null = NullTracker()
         null.log_params(config)
-        null.set_tags(as_tags(describe(root, load_torch=False)))
+        null.set_tags({**dvc_tags(), **dict(tags or {}), **as_tags(describe(root, load_torch=False))})
         yield null
         return
     with quiet_libraries(offline=not network_allowed(config)):
@@ -335,15 +439,18 @@ def tracked_run(stage: str, config: Mapping[str, Any], *, root: Path, uri: str |
         logging.getLogger("alembic").setLevel(logging.WARNING)
         tracking_uri = uri or os.environ.get("MLFLOW_TRACKING_URI") or default_tracking_uri(root)
         if tracking_uri.startswith("sqlite:///"):
-            Path(tracking_uri[len("sqlite:///"):]).parent.mkdir(parents=True, exist_ok=True)
+            db = Path(tracking_uri[len("sqlite:///"):])
+            db.parent.mkdir(parents=True, exist_ok=True)
+            relocate_store(db)
         mlflow.set_tracking_uri(tracking_uri)
         client = MlflowClient(tracking_uri=tracking_uri)
         me = this_process()
         mark_stale_runs_killed(client, me)
+        experiment = experiment_name(experiment, technique)
         if mlflow.get_experiment_by_name(experiment) is None:
             artifact_location = None
             if tracking_uri.startswith("sqlite:///"):
-                artifact_location = (root / "mlruns" / "artifacts").resolve().as_uri()
+                artifact_location = (Path(tracking_uri[len("sqlite:///"):]).parent / "artifacts").resolve().as_uri()
             mlflow.create_experiment(experiment, artifact_location=artifact_location)
         mlflow.set_experiment(experiment)
         env = describe(root, load_torch=False)
@@ -366,7 +473,8 @@ def tracked_run(stage: str, config: Mapping[str, Any], *, root: Path, uri: str |
         failure: BaseException | None = None
         try:
             tracker.set_tags({"git_commit": commit, "git_dirty": dirty, "dvc_stage": stage,
-                              "mlflow.source.git.commit": commit, **as_tags(env)})
+                              "mlflow.source.git.commit": commit, **dvc_tags(), **dict(tags or {}),
+                              **as_tags(env)})
             tracker.log_params(config)
             yield tracker
         except BaseException as exc:

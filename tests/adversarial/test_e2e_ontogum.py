@@ -14,11 +14,13 @@ DOCS = ("GUM_bio_dvorak", "GUM_news_iodine")  # iodine has an empty token in the
 
 @pytest.fixture(scope="module")
 def ontogum_docs(mirror):
-    conll = pytest.importorskip("lingtest.readers.conll_coref")
+    from lingtest.readers.options import configured
+
+    read_ontogum = configured("ontogum", conllu_dir=mirror / "gum" / "dep")
     base = mirror / "ontogum" / "coref" / "ontogum" / "conll"
     out = []
     for name in DOCS:
-        out.extend(conll.read_ontogum(base / f"{name}.conll", conllu_dir=mirror / "gum" / "dep"))
+        out.extend(read_ontogum(base / f"{name}.conll"))
     return out
 
 
@@ -30,7 +32,8 @@ def _structure(doc):
 
 @pytest.mark.parametrize("scheme", ["swap", "visual", "hyponym", "mixed"])
 def test_conll_round_trip_keeps_clusters(ontogum_docs, scheme, tmp_path):
-    from lingtest.readers.conll_coref import read_conll_coref, write_conll
+    from lingtest.readers.conll_coref import write_conll
+    from lingtest.readers.options import configured
 
     schemes = ["swap", "delete", "visual", "synonym", "hyponym", "hypernym"] if scheme == "mixed" else scheme
     perturber = DocumentPerturber(schemes, p=0.5, seed=13, name=scheme)
@@ -44,7 +47,7 @@ def test_conll_round_trip_keeps_clusters(ontogum_docs, scheme, tmp_path):
         assert len(new.words) == len(clean.words) + sum(len(c.new) - 1 for c in changes if c.doc == clean.key)
     path = tmp_path / f"{scheme}.conll"
     write_conll([strip_annotations(d) for d in pert], path)
-    back = list(read_conll_coref(path))
+    back = list(configured("conll_coref")(path))
     assert [d.id for d in back] == [d.id for d in pert]
     for orig, read in zip(pert, back, strict=True):
         assert read.words == orig.words

@@ -6,7 +6,10 @@ import pytest
 
 from lingtest.contrapro.lexicon import load_lexicon
 from lingtest.contrapro.metadata import join_metadata
-from lingtest.readers.contrapro import read_contrapro_grouped, read_contrapro_json
+from lingtest.readers.options import configured
+
+read_contrapro_grouped = configured("contrapro_grouped")
+read_contrapro_json = configured("contrapro_json")
 
 
 @pytest.fixture(scope="session")

@@ -15,11 +15,14 @@ from lingtest.contrapro.phrase import RELEASE_VARIANTS, phrase_addition
 from lingtest.contrapro.report import attack_table, breakdown_table
 from lingtest.contrapro.review import COLUMNS, sample_for_review, write_review
 from lingtest.errors import InputError
-from lingtest.readers.contrapro import read_contrapro_grouped, read_contrapro_json
+from lingtest.readers.options import configured
 from lingtest.suite.run import run_suite
 from lingtest.systems.cache import CachedSystem
 from lingtest.systems.contrastive.base import ContrastiveQuery
 from lingtest.systems.contrastive.scores_file import ScoresFile
+
+read_contrapro_grouped = configured("contrapro_grouped")
+read_contrapro_json = configured("contrapro_json")
 
 # costs (lower is better), one per line of the fixture's grouped files (4 examples x 3 candidates):
 # example 0 correct, 1 wrong, 2 correct, 3 a tie (wrong: the reference must be strictly better)

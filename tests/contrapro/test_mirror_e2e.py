@@ -12,7 +12,10 @@ from lingtest.contrapro.attack import run_attack
 from lingtest.contrapro.metadata import candidate_genders, join_metadata
 from lingtest.contrapro.phrase import RELEASE_VARIANTS, phrase_addition
 from lingtest.contrapro.synonym import synonym_replacement
-from lingtest.readers.contrapro import read_contrapro_grouped, read_contrapro_json
+from lingtest.readers.options import configured
+
+read_contrapro_grouped = configured("contrapro_grouped")
+read_contrapro_json = configured("contrapro_json")
 
 pytestmark = [pytest.mark.e2e, pytest.mark.mirror]
 

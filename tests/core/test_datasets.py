@@ -13,11 +13,15 @@ from lingtest.pipeline import datasets as ds
 from lingtest.readers import READERS
 
 
-def lines_reader(path, prefix="", **_):
+def lines_reader(path, *, prefix):
     """A tiny reader: one document per non-empty line."""
     for i, line in enumerate(open(path, encoding="utf-8")):
         if line.strip():
             yield Document(id=f"{prefix}{path.stem}-{i}", sentences=[Sentence([Token(w) for w in line.split()])])
+
+
+#: the ``readers`` config section for the tiny reader (its options' defaults)
+READERS_CFG = {"limits": {"max_depth": 250}, "options": {"test_lines": {"prefix": ""}}}
 
 
 @pytest.fixture()
@@ -86,7 +90,7 @@ def test_download_failure_falls_back_then_reports(mirror, tmp_path):
 
 def test_prepare_writes_splits_with_options(mirror, tmp_path, lines_format):
     m = ds.download(spec(), network=False, mirror=mirror, raw_dir=tmp_path / "raw")
-    counts = ds.prepare(m, tmp_path / "out", mirror)
+    counts = ds.prepare(m, tmp_path / "out", mirror, READERS_CFG)
     assert counts == {"train": 3, "test": 1}
     test_docs = list(read_jsonl(tmp_path / "out" / "test.jsonl", Document.from_dict))
     assert [d.id for d in test_docs] == ["T-b-0"] and test_docs[0].split == "test"
@@ -96,7 +100,7 @@ def test_missing_split_file_is_a_clear_error(mirror, tmp_path, lines_format):
     s = spec(splits={"dev": {"files": ["docs/missing.txt"]}, "train": {"files": ["docs/a.txt"]}})
     m = ds.download(s, network=False, mirror=mirror, raw_dir=tmp_path / "raw")
     with pytest.raises(InputError, match="split 'dev': no file matches 'docs/missing.txt'"):
-        ds.prepare(m, tmp_path / "out", mirror)
+        ds.prepare(m, tmp_path / "out", mirror, READERS_CFG)
 
 
 def test_extract_strips_components_and_subdir(tmp_path):

@@ -32,7 +32,7 @@ RECORD = {
 
 
 def test_conll2012_record_becomes_one_document_per_part():
-    docs = list(from_hf_conll2012([RECORD], POS, NER))
+    docs = list(from_hf_conll2012([RECORD], POS, NER, max_depth=250))
     assert [d.key for d in docs] == ["bc/cctv/00/cctv_0001#0", "bc/cctv/00/cctv_0001#1"]
     d = docs[0]
     assert d.words == ["John", "Smith", "arrived", ".", "He", "smiled", "."]
@@ -45,9 +45,9 @@ def test_conll2012_record_becomes_one_document_per_part():
 def test_conll2012_bad_span_names_the_field():
     bad = {"document_id": "x", "sentences": [{"part_id": 0, "words": ["a"], "coref_spans": [[1, 0, 3]]}]}
     with pytest.raises(InputError, match="coref_spans"):
-        list(from_hf_conll2012([bad], POS, NER))
+        list(from_hf_conll2012([bad], POS, NER, max_depth=250))
     with pytest.raises(InputError, match="document_id"):
-        list(from_hf_conll2012([{"sentences": []}], POS, NER))
+        list(from_hf_conll2012([{"sentences": []}], POS, NER, max_depth=250))
 
 
 def test_iob_spans_handles_iob1_and_iob2():

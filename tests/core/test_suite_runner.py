@@ -6,7 +6,7 @@ import pytest
 from tests.fakes import FakeClassifier, FakeCoref, FakeNER, FakeScorer
 
 from lingtest.data.model import Provenance, TestCase
-from lingtest.errors import InputError
+from lingtest.errors import ConfigError, InputError
 from lingtest.suite.expectations import EXPECTATIONS, parse_expectation
 from lingtest.suite.run import run_suite, write_results
 from lingtest.systems.cache import CachedSystem
@@ -55,7 +55,9 @@ def test_oracle_consistency_takes_thresholds_from_the_run_options():
     src = sent(["John", "said", "he", "came"])
     fu = sent(["John", "said", "he", "came", "late"])  # the fake links a different last token
     c = case(src, fu, "same-coreference", position=3, n_new_tokens=2)
-    assert run_suite(FakeCoref(), [c], {"oracle": {"name": "blanc"}}).results[0].passed
+    assert run_suite(FakeCoref(), [c], {"oracle": {"name": "blanc", "thr_p": 1.0, "thr_r": 1.0}}).results[0].passed
+    with pytest.raises(ConfigError, match="thr_p, thr_r not given"):  # no defaults in code: conf gives them
+        run_suite(FakeCoref(), [c], {"oracle": {"name": "blanc"}})
     c2 = case(src, sent(["Mary", "said", "he", "came"]), "same-coreference", position=0, n_new_tokens=1)
     strict = run_suite(FakeCoref(), [c2], {"oracle": {"name": "blanc", "thr_p": 1.0, "thr_r": 1.0}})
     assert strict.results[0].passed  # same spans: consistent

@@ -31,14 +31,15 @@ def test_paper_example_with_spacy(spacy_memo):
 
 @pytest.mark.mirror
 def test_ontogum_sources_generate_and_evaluate(mirror, spacy_memo):
+    from tests.fakes.configured import configured_system
+
     from lingtest.crest.candidates import get_proposer
-    from lingtest.readers.conll_coref import read_ontogum
-    from lingtest.systems import SYSTEMS
+    from lingtest.readers.options import configured
 
     path = mirror / "ontogum" / "coref" / "ontogum" / "conll" / "GUM_bio_dvorak.conll"
     if not path.exists():
         pytest.skip("OntoGUM test document not in the mirror")
-    docs = list(read_ontogum(path, conllu_dir=mirror / "gum" / "dep"))
+    docs = list(configured("ontogum", conllu_dir=mirror / "gum" / "dep")(path))
     pool = sentence_sources(docs)
     assert pool and all(len(d.sentences) == 1 for d in pool)
     picked = sample_sources(pool, 4, seed=13)
@@ -58,7 +59,8 @@ def test_ontogum_sources_generate_and_evaluate(mirror, spacy_memo):
     from lingtest.crest.suite import make_case
 
     cases = [make_case(s, f, full=True) for s in sources for f in followups[s.id] if f.selected]
-    res = evaluate_system(SYSTEMS.get("coref", "sieve")(), sources, cases, {"name": "blanc"})
+    oracle = {"name": "blanc", "thr_p": 1.0, "thr_r": 1.0}  # crest.oracle in conf/crest/default.yaml
+    res = evaluate_system(configured_system("coref", "sieve"), sources, cases, oracle)
     row = summarize(res, 5, True)
     assert row["sources"] == 4 and row["tests"] == row["selected"]
     assert row["true_positives"] + row["false_positives"] == row["issues"]

@@ -24,7 +24,7 @@ def test_non_singleton_normalises():
 
 @pytest.mark.parametrize("metric", [None, link_blanc], ids=["real-blanc", "link-stand-in"])
 def test_oracle_consistency(metric):
-    o = BlancOracle(metric=metric)
+    o = BlancOracle(thr_p=1.0, thr_r=1.0, metric=metric)
     same = Alignment(12, 2)
     assert not o.check([A], [A], same).issue
     assert not o.check([], [], same).issue
@@ -38,7 +38,7 @@ def test_oracle_consistency(metric):
 def test_oracle_maps_followup_positions_back():
     # the follow-up replaced token 2 by three words: its mention (11, 12) is the source's (9, 10)
     al = Alignment(12, 2, 3)
-    o = BlancOracle()
+    o = BlancOracle(thr_p=1.0, thr_r=1.0)
     assert not o.check([A], [[(0, 1), (11, 12)]], al).issue
     assert o.check([A], [[(0, 1), (9, 10)]], al).issue
 

@@ -225,9 +225,10 @@ def test_random_trees_are_well_formed(s):
 @pytest.mark.mirror
 def test_gold_ud_conversion_agrees_with_gum_trees(mirror):
     from lingtest.parsing.evalb import evalb_corpus
-    from lingtest.readers.treebank import read_conllu, read_ptb
+    from lingtest.readers.options import configured
+    from lingtest.readers.treebank import read_conllu
 
-    (const,) = read_ptb(mirror / "gum" / "const" / "GUM_bio_byron.ptb")
+    (const,) = configured("ptb")(mirror / "gum" / "const" / "GUM_bio_byron.ptb")
     (dep,) = read_conllu(mirror / "gum" / "dep" / "GUM_bio_byron.conllu")
     trees = [dependency_to_constituency(s) for s in dep.sentences]
     for s, t in zip(dep.sentences, trees, strict=True):

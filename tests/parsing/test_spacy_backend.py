@@ -69,9 +69,9 @@ def test_md_model_loads_from_package_folder():
 @pytest.mark.mirror
 def test_agreement_with_gum_gold_trees(spacy_parser, mirror):
     from lingtest.parsing.evalb import evalb_corpus
-    from lingtest.readers.treebank import read_ptb
+    from lingtest.readers.options import configured
 
-    (doc,) = read_ptb(mirror / "gum" / "const" / "GUM_bio_byron.ptb")
+    (doc,) = configured("ptb")(mirror / "gum" / "const" / "GUM_bio_byron.ptb")
     parsed = spacy_parser.parse([s.words for s in doc.sentences])
     score = evalb_corpus((g.tree, p.tree) for g, p in zip(doc.sentences, parsed, strict=True))
     assert score.sentences == len(doc.sentences)

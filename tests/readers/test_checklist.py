@@ -25,7 +25,12 @@ import pytest
 from lingtest.data.model import TestCase
 from lingtest.errors import InputError
 from lingtest.readers import READERS
-from lingtest.readers.checklist import load_suite, read_checklist, suite_test_cases
+from lingtest.readers.checklist import Limits, load_suite, suite_test_cases
+from lingtest.readers.options import configured, configured_limits
+
+read_checklist = configured("checklist")
+CAPS = Limits(**{k: v for k, v in configured_limits().items() if k != "max_depth"})
+CASES = {"label_names": ["negative", "neutral", "positive"], "where": "<suite>", "max_items": CAPS.max_items}
 
 dill_impl = pytest.importorskip("dill._dill")
 
@@ -189,7 +194,7 @@ def test_cases_from_pickle_and_tarball(suite_pkl: Path, tmp_path: Path) -> None:
         tar.add(suite_pkl, arcname="sentiment_suite.pkl")
     assert [c.to_dict() for c in read_checklist(tgz)] == [c.to_dict() for c in cases]
     assert TestCase.from_dict(cases[5].to_dict()).to_dict() == cases[5].to_dict()
-    assert READERS.get("checklist") is read_checklist
+    assert READERS.get("checklist") is read_checklist.func
     # raw label ids instead of names
     assert next(read_checklist(suite_pkl, label_names=None)).expected == 2
 
@@ -214,20 +219,20 @@ def test_restricted_unpickler_refuses_other_globals(tmp_path: Path) -> None:
     p = tmp_path / "evil.pkl"
     p.write_bytes(pickle.dumps({"tests": _Evil()}, protocol=3))
     with pytest.raises(InputError, match="refusing to load global"):
-        load_suite(p)
+        load_suite(p, limits=CAPS)
 
 
 def test_malformed_suites(tmp_path: Path, suite_pkl: Path) -> None:
     p = tmp_path / "trunc.pkl"
     p.write_bytes(suite_pkl.read_bytes()[:200])
     with pytest.raises(InputError, match="cannot load"):
-        load_suite(p)
+        load_suite(p, limits=CAPS)
     p.write_bytes(pickle.dumps({"not": "a suite"}, protocol=3))
     with pytest.raises(InputError, match="tests") as err:
         list(read_checklist(p))
     assert err.value.field == "tests"
     with pytest.raises(InputError, match="not found"):
-        load_suite(tmp_path / "missing.pkl")
+        load_suite(tmp_path / "missing.pkl", limits=CAPS)
 
 
 def test_bad_label_and_type() -> None:
@@ -235,15 +240,15 @@ def test_bad_label_and_type() -> None:
         tests={"t": types.SimpleNamespace(data=["x"], labels=7, capability="c")}, info={"t": {"type": "MFT"}}
     )
     with pytest.raises(InputError, match="unknown label") as err:
-        list(suite_test_cases(suite))
+        list(suite_test_cases(suite, **CASES))
     assert err.value.field == "labels"
     suite.info = {"t": {"type": "XYZ"}}
     with pytest.raises(InputError, match="unknown type"):
-        list(suite_test_cases(suite))
+        list(suite_test_cases(suite, **CASES))
     suite.info = {"t": {"type": "MFT"}}
     suite.tests["t"].data = [io.BytesIO()]
     with pytest.raises(InputError, match="not text"):
-        list(suite_test_cases(suite))
+        list(suite_test_cases(suite, **CASES))
 
 
 @pytest.mark.e2e

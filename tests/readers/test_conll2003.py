@@ -9,14 +9,10 @@ import pytest
 from lingtest.data.model import Entity
 from lingtest.errors import InputError
 from lingtest.readers import READERS
-from lingtest.readers.conll2003 import (
-    detect_scheme,
-    from_hf_conll2003,
-    iob1_to_iob2,
-    iob2_spans,
-    read_conll2003,
-    read_lines,
-)
+from lingtest.readers.conll2003 import detect_scheme, from_hf_conll2003, iob1_to_iob2, iob2_spans, read_lines
+from lingtest.readers.options import configured
+
+read_conll2003 = configured("conll2003")
 
 EXPECTED_TAGS = [
     ["B-ORG", "O", "B-MISC", "O", "O"],
@@ -90,7 +86,7 @@ def test_iob_helpers() -> None:
 
 
 def test_registry_name_resolves(fx: Path) -> None:
-    assert READERS.get("conll2003") is read_conll2003
+    assert READERS.get("conll2003") is read_conll2003.func
 
 
 def test_file_without_docstart_is_one_document(tmp_path: Path) -> None:

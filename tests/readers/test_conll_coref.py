@@ -16,14 +16,16 @@ from lingtest.readers.conll_coref import (
     CorefWarning,
     detect_format,
     parse_coref_field,
-    read_conll2012,
-    read_conll_coref,
     read_coref,
     read_coref_records,
-    read_jsonlines,
-    read_ontogum,
     write_conll,
 )
+from lingtest.readers.options import configured
+
+read_conll2012 = configured("conll2012")
+read_conll_coref = configured("conll_coref")
+read_jsonlines = configured("jsonlines")
+read_ontogum = configured("ontogum")
 
 
 @pytest.fixture(scope="module")
@@ -217,10 +219,10 @@ def test_records_match_documents(coref_dir: Path) -> None:
 
 
 def test_registered_readers() -> None:
-    assert READERS.get("conll2012") is read_conll2012
-    assert READERS.get("ontogum") is read_ontogum
-    assert READERS.get("jsonlines") is read_jsonlines
-    assert READERS.get("conll_coref") is read_conll_coref
+    assert READERS.get("conll2012") is read_conll2012.func
+    assert READERS.get("ontogum") is read_ontogum.func
+    assert READERS.get("jsonlines") is read_jsonlines.func
+    assert READERS.get("conll_coref") is read_conll_coref.func
 
 
 # --------------------------------------------------------------------------------------------

@@ -11,7 +11,10 @@ import pytest
 
 from lingtest.errors import InputError
 from lingtest.readers import READERS
-from lingtest.readers.contracat import load_contracat_vocabulary, read_contracat, split_sep
+from lingtest.readers.contracat import load_contracat_vocabulary, split_sep
+from lingtest.readers.options import configured
+
+read_contracat = configured("contracat")
 
 
 @pytest.fixture()
@@ -42,7 +45,7 @@ def test_gold_templates(templates: Path) -> None:
     }
     assert e1.ref == "Aber sie war müder." and e1.contrastive == ["Aber er war müder.", "Aber es war müder."]
     assert e1.meta["line"] == 4
-    assert READERS.get("contracat") is read_contracat
+    assert READERS.get("contracat") is read_contracat.func
 
 
 def test_priors_and_options(templates: Path) -> None:

@@ -12,13 +12,11 @@ import pytest
 
 from lingtest.errors import InputError
 from lingtest.readers import READERS
-from lingtest.readers.contrapro import (
-    group_examples,
-    pronoun_diff,
-    pronoun_skeleton,
-    read_contrapro_grouped,
-    read_contrapro_json,
-)
+from lingtest.readers.contrapro import group_examples, pronoun_diff, pronoun_skeleton
+from lingtest.readers.options import configured
+
+read_contrapro_grouped = configured("contrapro_grouped")
+read_contrapro_json = configured("contrapro_json")
 
 
 @pytest.fixture()
@@ -44,7 +42,7 @@ def test_json_examples(fx: Path) -> None:
         ("He had a secret.", "Er hatte ein Geheimnis."),
         ("Tell me the truth.", "Sag mir die Wahrheit."),
     ]
-    assert READERS.get("contrapro_json") is read_contrapro_json
+    assert READERS.get("contrapro_json") is read_contrapro_json.func
 
 
 def test_grouped_files_recover_the_json_examples(fx: Path) -> None:
@@ -59,7 +57,7 @@ def test_grouped_files_recover_the_json_examples(fx: Path) -> None:
     # the same folder given as one of the files or as the prefix
     assert len(list(read_contrapro_grouped(fx / "grouped" / "contrapro.text.en"))) == 5
     assert len(list(read_contrapro_grouped(fx / "grouped" / "contrapro"))) == 5
-    assert READERS.get("contrapro_grouped") is read_contrapro_grouped
+    assert READERS.get("contrapro_grouped") is read_contrapro_grouped.func
 
 
 def test_grouping_rules() -> None:

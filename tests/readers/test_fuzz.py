@@ -41,6 +41,7 @@ from lingtest.readers import READERS
 from lingtest.readers.conll2003 import from_hf_conll2003
 from lingtest.readers.conll_coref import read_coref_records
 from lingtest.readers.hf import from_hf_conll2012
+from lingtest.readers.options import configured
 
 FX = Path(__file__).resolve().parents[1] / "fixtures"
 MUTANTS = int(os.environ.get("LINGTEST_FUZZ_MUTANTS", "48"))  # per reader; raise it for a deeper run
@@ -103,6 +104,18 @@ def _checklist_pickle() -> bytes:
 _HF_CACHE: dict[str, Path] = {}
 
 
+#: one ``conll2012_ontonotesv5`` sentence record (the saved hub dataset's first, the record fuzz's seed)
+HF_SENTENCE = {
+    "part_id": 0,
+    "words": ["John", "runs"],
+    "pos_tags": [2, 1],
+    "parse_tree": "(TOP (S (NNP John) (VB runs)))",
+    "speaker": "A",
+    "named_entities": [1, 0],
+    "coref_spans": [[1, 0, 0]],
+}
+
+
 def _hf_saved(root: Path, kind: str) -> Path:
     """A tiny saved hub dataset (built once per process, then copied)."""
     cached = _HF_CACHE.get(kind)
@@ -146,15 +159,7 @@ def _hf_saved(root: Path, kind: str) -> Path:
             {
                 "document_id": "d",
                 "sentences": [
-                    {
-                        "part_id": 0,
-                        "words": ["John", "runs"],
-                        "pos_tags": [2, 1],
-                        "parse_tree": "(TOP (S (NNP John) (VB runs)))",
-                        "speaker": "A",
-                        "named_entities": [1, 0],
-                        "coref_spans": [[1, 0, 0]],
-                    },
+                    HF_SENTENCE,
                     {
                         "part_id": 0,
                         "words": ["He", "runs"],
@@ -177,31 +182,36 @@ def _hf_saved(root: Path, kind: str) -> Path:
     return _copy(out, root / kind)
 
 
+def _single_file_seeds() -> dict[str, tuple[Path, str, dict[str, Any]]]:
+    """Readers seeded with one fixture file: name -> (fixture, name of the copy, options)."""
+    c, r, t = FX / "coref", FX / "readers", FX / "parsing"
+    conll2012 = (c / "sample.v4_gold_conll", "sample.v4_gold_conll", {})
+    return {
+        "conll2012": conll2012,
+        "coref_records": conll2012,
+        "conll_coref": (c / "generic.conll", "generic.conll", {}),
+        "jsonlines": (c / "sample.jsonlines", "sample.jsonlines", {}),
+        "conll2003": (r / "conll2003_iob1.txt", "train.txt", {}),
+        "sst_ptb": (r / "sst_trees.txt", "train.txt", {}),
+        "sst_lines": (r / "stsa.fine.sample", "stsa.fine.sample", {}),
+        "hatecheck": (r / "hatecheck_cases.csv", "cases.csv", {"tokenizer": "whitespace"}),
+        "ptb": (t / "two_trees.ptb", "two_trees.ptb", {}),
+        "conllu": (t / "sample.conllu", "sample.conllu", {}),
+    }
+
+
 def make_seed(name: str, root: Path) -> Seed:
     root.mkdir(parents=True, exist_ok=True)
     c, r = FX / "coref", FX / "readers"
-    if name in ("conll2012", "coref_records"):
-        p = _copy(c / "sample.v4_gold_conll", root / "sample.v4_gold_conll")
-        return Seed(p, [p])
+    single = _single_file_seeds().get(name)
+    if single is not None:
+        src, copy_name, options = single
+        p = _copy(src, root / copy_name)
+        return Seed(p, [p], dict(options))
     if name == "ontogum":
         p = _copy(c / "GUM_test_tiny.conll", root / "GUM_test_tiny.conll")
         dep = _copy(c / "dep", root / "dep")
         return Seed(p, [p, dep / "GUM_test_tiny.conllu"], {"conllu_dir": dep})
-    if name == "conll_coref":
-        p = _copy(c / "generic.conll", root / "generic.conll")
-        return Seed(p, [p])
-    if name == "jsonlines":
-        p = _copy(c / "sample.jsonlines", root / "sample.jsonlines")
-        return Seed(p, [p])
-    if name == "conll2003":
-        p = _copy(r / "conll2003_iob1.txt", root / "train.txt")
-        return Seed(p, [p])
-    if name == "sst_ptb":
-        p = _copy(r / "sst_trees.txt", root / "train.txt")
-        return Seed(p, [p])
-    if name == "sst_lines":
-        p = _copy(r / "stsa.fine.sample", root / "stsa.fine.sample")
-        return Seed(p, [p])
     if name == "hatexplain_json":
         d = _copy(r / "hatexplain", root / "hatexplain")
         return Seed(
@@ -214,9 +224,6 @@ def make_seed(name: str, root: Path) -> Seed:
             [d / "sample.csv", d / "post_id_divisions.json"],
             {"divisions": d / "post_id_divisions.json"},
         )
-    if name == "hatecheck":
-        p = _copy(r / "hatecheck_cases.csv", root / "cases.csv")
-        return Seed(p, [p], {"tokenizer": "whitespace"})
     if name == "contrapro_json":
         d = _copy(r / "contrapro", root / "contrapro")
         return Seed(
@@ -238,18 +245,12 @@ def make_seed(name: str, root: Path) -> Seed:
             info.size = len(blob)
             tar.addfile(info, io.BytesIO(blob))
         return Seed(p, [p], binary=True)
-    if name == "ptb":
-        p = _copy(FX / "parsing" / "two_trees.ptb", root / "two_trees.ptb")
-        return Seed(p, [p])
     if name == "ptb_sample":
         p = root / "treebank.zip"
         with zipfile.ZipFile(p, "w") as zf:
             zf.write(FX / "parsing" / "traces.mrg", "treebank/combined/wsj_0001.mrg")
             zf.write(FX / "parsing" / "two_trees.ptb", "treebank/combined/wsj_0002.mrg")
         return Seed(p, [p], binary=True)
-    if name == "conllu":
-        p = _copy(FX / "parsing" / "sample.conllu", root / "sample.conllu")
-        return Seed(p, [p])
     if name in ("hf_conll2003", "hf_conll2012"):
         d = _hf_saved(root, name)
         return Seed(d, sorted(d.iterdir()), binary=True)
@@ -526,7 +527,7 @@ def _read(name: str, seed: Seed) -> None:
             read_coref_records(seed.path)
             read_coref_records(seed.path, duplicates="drop", malformed="warn")
             return
-        for record in READERS.get(name)(seed.path, **seed.options):
+        for record in configured(name, **seed.options)(seed.path):
             json.dumps(record.to_dict())  # what a reader accepts can be written by the prepare stage
 
 
@@ -560,27 +561,15 @@ def test_reading_a_mutant_succeeds_or_raises_input_error(tmp_path: Path, name: s
     assert not failures, "\n".join(failures)
 
 
-HF_12 = {
-    "document_id": "d",
-    "sentences": [
-        {
-            "part_id": 0,
-            "words": ["John", "runs"],
-            "pos_tags": [2, 1],
-            "parse_tree": "(TOP (S (NNP John) (VB runs)))",
-            "speaker": "A",
-            "named_entities": [1, 0],
-            "coref_spans": [[1, 0, 0]],
-        }
-    ],
-}
+HF_12 = {"document_id": "d", "sentences": [HF_SENTENCE]}
 HF_03 = {"id": "0", "tokens": ["John", "runs"], "ner_tags": [1, 0], "pos_tags": [0, 1]}
 
 
 @pytest.mark.parametrize(
     "convert, record",
     [
-        (lambda recs: from_hf_conll2012(recs, ["NN", "VB", "NNP"], ["O", "B-PERSON", "I-PERSON"]), HF_12),
+        (lambda recs: from_hf_conll2012(recs, ["NN", "VB", "NNP"], ["O", "B-PERSON", "I-PERSON"], max_depth=250),
+         HF_12),
         (lambda recs: from_hf_conll2003(recs, ["O", "B-PER", "I-PER"], pos_names=["NN", "VB"]), HF_03),
     ],
     ids=["hf_conll2012", "hf_conll2003"],

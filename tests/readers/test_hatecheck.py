@@ -8,7 +8,10 @@ import pytest
 
 from lingtest.errors import InputError
 from lingtest.readers import READERS
-from lingtest.readers.hatecheck import read_hatecheck, tokenize
+from lingtest.readers.hatecheck import tokenize
+from lingtest.readers.options import configured
+
+read_hatecheck = configured("hatecheck")
 
 
 @pytest.fixture()
@@ -38,7 +41,7 @@ def test_cases_become_documents(cases: Path) -> None:
     s1 = docs[1].sentences[0]
     assert s1.words[:4] == ["I", "do", "n't", "like"]
     assert s1.text == "I don't  like trans people, honestly." == docs[1].meta["text"]
-    assert READERS.get("hatecheck") is read_hatecheck
+    assert READERS.get("hatecheck") is read_hatecheck.func
 
 
 def test_whitespace_tokenizer(cases: Path) -> None:

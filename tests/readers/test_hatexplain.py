@@ -9,13 +9,11 @@ import pytest
 
 from lingtest.errors import InputError
 from lingtest.readers import READERS
-from lingtest.readers.hatexplain import (
-    aggregate_targets,
-    majority_label,
-    majority_rationale,
-    read_hatexplain_csv,
-    read_hatexplain_json,
-)
+from lingtest.readers.hatexplain import aggregate_targets, majority_label, majority_rationale
+from lingtest.readers.options import configured
+
+read_hatexplain_csv = configured("hatexplain_csv")
+read_hatexplain_json = configured("hatexplain_json")
 
 
 @pytest.fixture()
@@ -64,7 +62,7 @@ def test_official_json(fx: Path) -> None:
         "24198545_gab",
         "13851720_gab",
     ]
-    assert READERS.get("hatexplain_json") is read_hatexplain_json
+    assert READERS.get("hatexplain_json") is read_hatexplain_json.func
 
 
 def test_json_without_divisions(tmp_path: Path, fx: Path) -> None:
@@ -122,7 +120,7 @@ def test_csv_variant(fx: Path) -> None:
         read_hatexplain_csv(fx / "sample.csv", divisions=fx / "post_id_divisions.json", split="test")
     )
     assert [d.id for d in only_test] == ["1122_twitter"]
-    assert READERS.get("hatexplain_csv") is read_hatexplain_csv
+    assert READERS.get("hatexplain_csv") is read_hatexplain_csv.func
 
 
 def _row(labels: str = "[1, 1, 1]", rationales: str = "[]", tokens: str = "['a']", extra: bool = True) -> str:

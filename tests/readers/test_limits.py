@@ -24,7 +24,13 @@ import pytest
 
 from lingtest.errors import InputError
 from lingtest.readers import checklist as C
-from lingtest.readers.checklist import Limits, load_suite, read_checklist, suite_test_cases
+from lingtest.readers.checklist import Limits, load_suite, suite_test_cases
+from lingtest.readers.options import configured, configured_limits
+
+read_checklist = configured("checklist")
+LIMITS = configured_limits()
+CAPS = Limits(**{k: LIMITS[k] for k in ("max_member_bytes", "max_archive_bytes", "max_items")})
+CASES = {"label_names": ["negative", "neutral", "positive"], "where": "<suite>", "max_items": LIMITS["max_items"]}
 
 
 class _Reduce:
@@ -117,7 +123,7 @@ def test_real_sized_arrays_and_containers_still_load(tmp_path: Path) -> None:
     p.write_bytes(
         pickle.dumps({"a": np.arange(10_000), "b": _Reduce(list, (_Reduce(range, (0, 1000)),))}, protocol=3)
     )
-    loaded = load_suite(p)
+    loaded = load_suite(p, limits=CAPS)
     assert loaded["a"].tolist() == list(range(10_000)) and loaded["b"] == list(range(1000))
 
 
@@ -191,30 +197,30 @@ def test_shared_sublists_cannot_blow_up_the_case_texts() -> None:
     for _ in range(64):  # 2**64 paths through 64 shared lists
         nest = [nest, nest]
     with pytest.raises(InputError, match="max_items") as err:
-        list(suite_test_cases(_suite([nest])))
+        list(suite_test_cases(_suite([nest]), **CASES))
     assert err.value.field == "data"
     deep: Any = "x"
     for _ in range(100_000):  # nesting deeper than Python's recursion limit is read iteratively
         deep = [deep]
-    (case,) = suite_test_cases(_suite([deep], labels=[2]))
+    (case,) = suite_test_cases(_suite([deep], labels=[2]), **CASES)
     assert case.source == {"text": "x"} and case.expected == "positive"
 
 
 @pytest.mark.parametrize("label", [1.7, True, "2", [2]])
 def test_labels_are_integers_never_truncated(label: Any) -> None:
     with pytest.raises(InputError, match="not an integer") as err:
-        list(suite_test_cases(_suite(["x"], labels=[label])))
+        list(suite_test_cases(_suite(["x"], labels=[label]), **CASES))
     assert err.value.field == "labels"
 
 
-def test_default_limits_are_documented() -> None:
-    limits = Limits()
-    assert (limits.max_member_bytes, limits.max_archive_bytes, limits.max_items) == (
-        C.MAX_MEMBER_BYTES,
-        C.MAX_ARCHIVE_BYTES,
-        C.MAX_ITEMS,
-    )
-    doc = read_checklist.__doc__ or ""
+def test_limits_come_from_the_config_and_are_documented() -> None:
+    """The caps live in conf/datasets.yaml (readers.limits), not in code: the reader has no defaults."""
+    assert read_checklist.keywords["max_member_bytes"] == LIMITS["max_member_bytes"] == 256 * 2**20
+    assert read_checklist.keywords["max_archive_bytes"] == LIMITS["max_archive_bytes"] == 2**30
+    assert read_checklist.keywords["max_items"] == LIMITS["max_items"] == 2**20
+    with pytest.raises(TypeError):
+        Limits()  # type: ignore[call-arg]
+    doc = read_checklist.func.__doc__ or ""
     assert all(name in doc for name in ("max_member_bytes", "max_archive_bytes", "max_items"))
     assert sys.getrecursionlimit() > 0
 
@@ -227,6 +233,6 @@ def test_every_tarball_compression_is_streamed(tmp_path: Path, mode: str) -> Non
         info = tarfile.TarInfo("sentiment_suite.pkl")
         info.size = len(blob)
         tar.addfile(info, io.BytesIO(blob))
-    assert load_suite(p) == {"tests": {}}
+    assert load_suite(p, limits=CAPS) == {"tests": {}}
     with pytest.raises(InputError, match="max_member_bytes"):
         list(read_checklist(p, max_member_bytes=len(blob) - 1))

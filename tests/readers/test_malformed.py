@@ -18,23 +18,17 @@ from lingtest.commands.coref_score import main as coref_score
 from lingtest.errors import InputError
 from lingtest.metrics.coref import score_clusterings
 from lingtest.readers import READERS
-from lingtest.readers.checklist import read_checklist
-from lingtest.readers.conll2003 import read_conll2003
-from lingtest.readers.conll_coref import (
-    CorefWarning,
-    read_conll2012,
-    read_conll_coref,
-    read_coref_records,
-    read_jsonlines,
-    read_ontogum,
-)
+from lingtest.readers.conll_coref import CorefWarning, read_coref_records
 from lingtest.readers.conllu import read_conllu
-from lingtest.readers.hatecheck import read_hatecheck
-from lingtest.readers.hatexplain import read_hatexplain_csv, read_hatexplain_json
 from lingtest.readers.hf import from_hf_conll2012
-from lingtest.readers.sst import read_sst_lines, read_sst_ptb
+from lingtest.readers.options import configured
 from lingtest.readers.textio import guarded
-from lingtest.readers.treebank import read_ptb, read_ptb_sample
+
+# every reader with its configured options (conf/datasets.yaml: readers), as the pipeline calls it
+(read_checklist, read_conll2003, read_conll2012, read_conll_coref, read_hatecheck, read_hatexplain_csv,
+ read_hatexplain_json, read_jsonlines, read_ontogum, read_ptb, read_ptb_sample, read_sst_lines, read_sst_ptb) = (
+    configured(fmt) for fmt in ("checklist", "conll2003", "conll2012", "conll_coref", "hatecheck", "hatexplain_csv",
+                                "hatexplain_json", "jsonlines", "ontogum", "ptb", "ptb_sample", "sst_lines", "sst_ptb"))
 
 FX = Path(__file__).resolve().parents[1] / "fixtures"
 JSONL = '{"doc_key": "d", "sentences": [["a", "b", "c"]], "clusters": [[[0, 0], [2, 2]]]}\n'
@@ -159,7 +153,7 @@ def test_deep_nesting_is_an_input_error(tmp_path: Path) -> None:
         "document_id": "d",
         "sentences": [{"words": ["x"], "parse_tree": "(S " * 5000 + "(NN x)" + ")" * 5000}],
     }
-    assert raises(from_hf_conll2012, [rec], ["NN"], ["O"]).field == "parse_tree"
+    assert raises(from_hf_conll2012, [rec], ["NN"], ["O"], max_depth=250).field == "parse_tree"
 
 
 def test_guard_turns_recursion_and_memory_errors_into_input_errors(tmp_path: Path) -> None:
@@ -314,7 +308,7 @@ def test_real_data_options_still_read(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("name", READERS.names())
 def test_empty_input_is_an_error_naming_the_file(tmp_path: Path, name: str) -> None:
-    reader = READERS.get(name)
+    reader = configured(name)
     if name.startswith("hf_"):  # a saved hub dataset is a folder: an empty one, and an empty file
         folder = tmp_path / "saved"
         folder.mkdir()

@@ -8,7 +8,11 @@ import pytest
 
 from lingtest.errors import InputError
 from lingtest.readers import READERS
-from lingtest.readers.sst import binary_from_fine, parse_sst_tree, read_sst_lines, read_sst_ptb, unescape_word
+from lingtest.readers.options import configured, configured_limits
+from lingtest.readers.sst import binary_from_fine, parse_sst_tree, unescape_word
+
+read_sst_lines = configured("sst_lines")
+read_sst_ptb = configured("sst_ptb")
 
 
 @pytest.fixture()
@@ -66,7 +70,7 @@ def test_binary_convention() -> None:
 )
 def test_parse_errors(tree: str, message: str) -> None:
     with pytest.raises(ValueError, match=message):
-        parse_sst_tree(tree)
+        parse_sst_tree(tree, unescape=True, max_depth=configured_limits()["max_depth"])
 
 
 def test_bad_tree_line_is_located(tmp_path: Path) -> None:
@@ -94,7 +98,7 @@ def test_line_files(fx: Path) -> None:
     with pytest.raises(InputError) as err:
         list(read_sst_lines(fx / "stsa.fine.sample", labels="binary"))
     assert (err.value.line, err.value.field) == (1, "label")
-    assert READERS.get("sst_lines") is read_sst_lines and READERS.get("sst_ptb") is read_sst_ptb
+    assert READERS.get("sst_lines") is read_sst_lines.func and READERS.get("sst_ptb") is read_sst_ptb.func
 
 
 def test_line_file_label_set_from_values(tmp_path: Path) -> None:

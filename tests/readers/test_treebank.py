@@ -5,7 +5,11 @@ from __future__ import annotations
 import pytest
 
 from lingtest.errors import InputError
-from lingtest.readers.treebank import read_conllu, read_ptb, read_ptb_sample
+from lingtest.readers.options import configured
+from lingtest.readers.treebank import read_conllu
+
+read_ptb = configured("ptb")
+read_ptb_sample = configured("ptb_sample")
 
 
 def test_read_ptb_multiline_trees(fixtures_dir):

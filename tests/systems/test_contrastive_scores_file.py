@@ -10,9 +10,11 @@ import pytest
 
 from lingtest.contrapro.export import export_set
 from lingtest.errors import InputError
-from lingtest.readers.contrapro import read_contrapro_grouped
+from lingtest.readers.options import configured
 from lingtest.systems.contrastive.base import ContrastiveQuery
 from lingtest.systems.contrastive.scores_file import ScoresFile, log_softmax, read_scores
+
+read_contrapro_grouped = configured("contrapro_grouped")
 
 COSTS = [1.0, 2.0, 3.0, 5.0, 4.0, 6.0, 0.5, 0.7, 0.9, 2.0, 2.0, 3.0]
 

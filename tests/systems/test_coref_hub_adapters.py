@@ -7,6 +7,7 @@ import sys
 
 import pytest
 from coref_handparse import JOHN_SAID, MARY_MET, doc
+from tests.fakes.configured import system_options
 
 from lingtest.errors import InputError, MissingResourceError
 from lingtest.systems.coref.fastcoref_adapter import FastCorefSystem, clusters_from_fastcoref
@@ -66,7 +67,7 @@ class _FakeFCoref:
 
 
 def test_fastcoref_predict_flow():
-    system = FastCorefSystem(model="FCoref")
+    system = FastCorefSystem(**system_options("coref", "fastcoref", model="FCoref"))
     system._model = _FakeFCoref()
     d = doc(JOHN_SAID, MARY_MET)
     out = system.predict([d, doc(id="empty")])
@@ -75,7 +76,7 @@ def test_fastcoref_predict_flow():
     assert split is True and texts == [d.words]
     assert system.config()["model_path"] == "biu-nlp/f-coref"
     with pytest.raises(ValueError):
-        FastCorefSystem(model="Nope")
+        FastCorefSystem(**system_options("coref", "fastcoref", model="Nope"))
 
 
 class _FakeMaverick:
@@ -85,7 +86,7 @@ class _FakeMaverick:
 
 
 def test_maverick_predict_flow():
-    system = MaverickSystem()
+    system = MaverickSystem(**system_options("coref", "maverick"))
     system._model = _FakeMaverick()
     assert spans(system.predict([doc(JOHN_SAID, MARY_MET)])[0]) == [[(0, 1), (2, 3), (8, 9)]]
 
@@ -94,6 +95,6 @@ def test_missing_packages_are_reported(monkeypatch):
     monkeypatch.setitem(sys.modules, "fastcoref", None)
     monkeypatch.setitem(sys.modules, "maverick", None)
     with pytest.raises(MissingResourceError, match="pip install fastcoref"):
-        FastCorefSystem().predict([doc(JOHN_SAID)])
+        FastCorefSystem(**system_options("coref", "fastcoref")).predict([doc(JOHN_SAID)])
     with pytest.raises(MissingResourceError, match="maverick-coref"):
-        MaverickSystem().predict([doc(JOHN_SAID)])
+        MaverickSystem(**system_options("coref", "maverick")).predict([doc(JOHN_SAID)])

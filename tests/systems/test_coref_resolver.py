@@ -6,6 +6,7 @@ import copy
 
 import pytest
 from coref_handparse import JOHN_SAID, MARY_MET, SHE_SMILED, doc
+from tests.fakes.configured import system_options
 
 from lingtest.data.model import Document, Sentence, Token
 from lingtest.errors import InputError
@@ -15,13 +16,18 @@ from lingtest.systems.coref.base import CorefSystem
 from lingtest.systems.coref.sieve import SieveResolver
 
 
+def sieve(**overrides) -> SieveResolver:
+    """The sieve resolver with its configured options (conf/systems/default.yaml), ``overrides`` winning."""
+    return SieveResolver(**system_options("coref", "sieve", **overrides))
+
+
 def texts(d, clusters):
     return [[d.mention_text(m) for m in c.mentions] for c in clusters]
 
 
 @pytest.fixture(scope="module")
 def resolver():
-    return SieveResolver(use_wordnet=False)
+    return sieve(use_wordnet=False)
 
 
 def test_john_said_he_would_come(resolver):
@@ -34,8 +40,8 @@ def test_john_said_he_would_come(resolver):
 
 def test_singletons_dropped_unless_asked():
     d = doc(JOHN_SAID, "The/DT/2/det dog/NN/3/nsubj barked/VBD/0/ROOT ././3/punct")
-    assert texts(d, SieveResolver(use_wordnet=False).predict([d])[0]) == [["John", "he"]]
-    kept = texts(d, SieveResolver(use_wordnet=False, keep_singletons=True).predict([d])[0])
+    assert texts(d, sieve(use_wordnet=False).predict([d])[0]) == [["John", "he"]]
+    kept = texts(d, sieve(use_wordnet=False, keep_singletons=True).predict([d])[0])
     assert ["The dog"] in kept and ["John", "he"] in kept
 
 
@@ -43,18 +49,18 @@ def test_constructs_removed_on_output_but_used_for_linking():
     # "Smith is a lawyer . The lawyer smiled ." - the predicate nominal links Smith and the later mention
     d = doc("Smith/NNP/2/nsubj/B-PERSON is/VBZ/0/ROOT a/DT/4/det lawyer/NN/2/attr ././2/punct",
             "The/DT/2/det lawyer/NN/3/nsubj smiled/VBD/0/ROOT ././3/punct")
-    on = texts(d, SieveResolver(use_wordnet=False).predict([d])[0])
-    off = texts(d, SieveResolver(use_wordnet=False, remove_constructs=False).predict([d])[0])
+    on = texts(d, sieve(use_wordnet=False).predict([d])[0])
+    off = texts(d, sieve(use_wordnet=False, remove_constructs=False).predict([d])[0])
     assert off == [["Smith", "a lawyer", "The lawyer"]]
     assert on == [["Smith", "The lawyer"]]
 
 
 def test_sieve_subset_and_unknown_sieve():
     d = doc(JOHN_SAID, MARY_MET, SHE_SMILED)
-    only_strings = SieveResolver(use_wordnet=False, sieves=["exact_string_match"])
+    only_strings = sieve(use_wordnet=False, sieves=["exact_string_match"])
     assert only_strings.predict([d]) == [[]]
     with pytest.raises(InputError, match="unknown sieve"):
-        SieveResolver(sieves=["nope"])
+        sieve(sieves=["nope"])
 
 
 def test_gold_clusters_are_not_read(resolver):
@@ -90,7 +96,7 @@ def test_unparsed_input_goes_through_the_parser_registry():
     raw = Document(id="raw", sentences=[Sentence(tokens=[Token(w) for w in s.words])
                                         for s in doc(JOHN_SAID, MARY_MET).sentences])
     parsed = doc(JOHN_SAID, MARY_MET)
-    r = SieveResolver(use_wordnet=False, parser="h5-fake")
+    r = sieve(use_wordnet=False, parser="h5-fake")
     _FakeParser.calls = 0
     out = r.predict([raw, parsed])
     assert _FakeParser.calls == 1  # only the unparsed document was sent to the parser
@@ -102,7 +108,7 @@ def test_unparsed_input_goes_through_the_parser_registry():
 
 def test_registry_entries():
     assert {"sieve", "xrenner", "fastcoref", "maverick"} <= set(SYSTEMS.names("coref"))
-    s = SYSTEMS.get("coref", "sieve")(use_wordnet=False, keep_singletons=True)
+    s = SYSTEMS.get("coref", "sieve")(**system_options("coref", "sieve", use_wordnet=False, keep_singletons=True))
     assert isinstance(s, CorefSystem) and s.name == "sieve" and s.config()["keep_singletons"] is True
 
 
@@ -128,7 +134,7 @@ def test_spacy_parsed_example():
         "John said he would come .", "Mary met him at the station .", "She thanked him ."
     )])
     try:
-        out = SYSTEMS.get("coref", "sieve")().predict([raw])[0]
+        out = SYSTEMS.get("coref", "sieve")(**system_options("coref", "sieve")).predict([raw])[0]
     except Exception as exc:  # MissingResourceError: model or WordNet missing
         pytest.skip(f"spaCy model or WordNet not available: {exc}")
     got = texts(raw, out)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from coref_handparse import JOHN_SAID, MARY_MET, doc
+from tests.fakes.configured import system_options
 
 from lingtest.errors import InputError, MissingResourceError
 from lingtest.systems.coref.xrenner_adapter import XrennerSystem, load_xrenner, parse_xrenner_conll, to_conllu
@@ -58,7 +59,7 @@ def test_missing_package_is_reported(monkeypatch):
 @pytest.mark.models
 def test_live_xrenner_run():
     pytest.importorskip("xrenner")
-    system = XrennerSystem(on_error="raise")
+    system = XrennerSystem(**system_options("coref", "xrenner", on_error="raise"))
     d = doc(JOHN_SAID, MARY_MET)
     try:
         (clusters,) = system.predict([d])
@@ -96,7 +97,7 @@ def test_lexicon_state_is_restored_before_each_document():
 @pytest.mark.models
 def test_live_xrenner_predictions_do_not_depend_on_earlier_documents():
     pytest.importorskip("xrenner")
-    system = XrennerSystem(on_error="raise")
+    system = XrennerSystem(**system_options("coref", "xrenner", on_error="raise"))
     a, b = doc(JOHN_SAID, MARY_MET, id="a"), doc(MARY_MET, JOHN_SAID, MARY_MET, id="b")
     try:
         alone = system.predict([a])[0]

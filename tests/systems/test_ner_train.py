@@ -11,7 +11,7 @@ import pytest
 
 from lingtest.errors import ConfigError, InputError, MissingResourceError
 from lingtest.metrics.ner import score_ner
-from lingtest.readers.conll2003 import read_conll2003
+from lingtest.readers.options import configured
 from lingtest.systems.ner.spans import entities_to_iob2
 from lingtest.tin.train_ner import (
     IGNORE,
@@ -23,6 +23,8 @@ from lingtest.tin.train_ner import (
     tagged_sentences,
     train_ner,
 )
+
+read_conll2003 = configured("conll2003")
 
 
 def _config(**over):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from coref_handparse import JOHN_SAID, MARY_MET, doc
 from tests.fakes import FakeClassifier, FakeCoref, FakeNER, FakeScorer
+from tests.fakes.configured import system_options
 
 from lingtest.errors import ConfigError, InputError, SystemFailure
 from lingtest.store import JSONStore
@@ -124,8 +125,10 @@ def _cfg(tmp_path, **coref):
 
 
 def test_factory_builds_cached_batched_systems_and_rejects_unknown_keys(tmp_path):
-    cfg = _cfg(tmp_path, sieve={"use_wordnet": False}, fast={"kind": "sieve", "batch_size": 5, "use_wordnet": False},
-               wrong={"kind": "sieve", "no_such_option": 1})
+    sieve = system_options("coref", "sieve", use_wordnet=False)  # constructors have no defaults: conf's options
+    partial = {k: v for k, v in sieve.items() if k != "max_pronoun_distance"}
+    cfg = _cfg(tmp_path, sieve=sieve, fast={"kind": "sieve", "batch_size": 5, **sieve},
+               wrong={"kind": "sieve", "no_such_option": 1, **sieve}, short={"kind": "sieve", **partial})
     s = build_system(cfg, "coref", "sieve")
     assert isinstance(s, CachedSystem) and s.batch_size == 3 and s.name == "sieve" and s.store is not None
     assert build_system(cfg, "coref", "fast").batch_size == 5
@@ -133,6 +136,8 @@ def test_factory_builds_cached_batched_systems_and_rejects_unknown_keys(tmp_path
         build_system(cfg, "coref", "wrong")
     with pytest.raises(ConfigError, match="not configured"):
         build_system(cfg, "coref", "missing")
+    with pytest.raises(ConfigError, match=r"option\(s\) max_pronoun_distance not given"):
+        build_system(cfg, "coref", "short")
 
 
 def test_a_predictions_file_is_a_system_by_config(tmp_path):

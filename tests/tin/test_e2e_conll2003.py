@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from lingtest.readers.conll2003 import read_conll2003
+from lingtest.readers.options import configured
 from lingtest.suite.run import run_suite
 from lingtest.systems.cache import CachedSystem
 from lingtest.systems.ner.base import NERSystem
@@ -20,6 +20,8 @@ from lingtest.tin.suite import mutant_case
 from lingtest.tin.transformations.shuffle import EntityShuffle
 from lingtest.tin.transformations.structural import Structural
 from tests.tin.fakes import FakeProposer, FakeSpanEmbedder
+
+read_conll2003 = configured("conll2003")
 
 pytestmark = [pytest.mark.e2e, pytest.mark.mirror]
 

@@ -94,6 +94,15 @@ def finish(
     return replace(attacked, id=attacked_id(original.id, attack, variant), meta=meta)
 
 
+def edit_example(
+    original: ContrastiveExample, texts: dict[str, str], attack: str, variant: str, **details: Any
+) -> ContrastiveExample:
+    """``original`` with the fields in ``texts`` replaced (:func:`with_texts`), its id and attack
+    record set (:func:`finish`): how every attack that only edits texts applies its edit."""
+    new, changes = with_texts(original, texts)
+    return finish(original, new, attack, variant, changes, **details)
+
+
 def run_attack(
     examples: Iterable[ContrastiveExample],
     attack: str,

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from lingtest.contrapro.attack import finish, with_texts
+from lingtest.contrapro.attack import edit_example
 from lingtest.data.model import ContrastiveExample
 from lingtest.errors import ConfigError
 
@@ -136,12 +136,9 @@ def phrase_addition(ex: ContrastiveExample, variant: PhraseVariant) -> Contrasti
     """The example with the phrase added to both contexts; unchanged (``changed: false``) without a
     context."""
     if not ex.src_context.strip() or not ex.ref_context.strip():
-        return finish(ex, ex, ATTACK, variant.name, [], changed=False, reason="no context")
-    new, changes = with_texts(
-        ex,
-        {
-            "src_context": add_phrase(ex.src_context, variant, "en"),
-            "ref_context": add_phrase(ex.ref_context, variant, "de"),
-        },
-    )
-    return finish(ex, new, ATTACK, variant.name, changes, changed=True)
+        return edit_example(ex, {}, ATTACK, variant.name, changed=False, reason="no context")
+    texts = {
+        "src_context": add_phrase(ex.src_context, variant, "en"),
+        "ref_context": add_phrase(ex.ref_context, variant, "de"),
+    }
+    return edit_example(ex, texts, ATTACK, variant.name, changed=True)

@@ -23,14 +23,13 @@ from typing import Any, Literal
 
 from lingtest.contrapro.attack import (
     Skip,
+    edit_example,
     english_side,
     example_texts,
     find_phrase,
-    finish,
     german_sides,
     splice,
     tokens,
-    with_texts,
     words,
 )
 from lingtest.contrapro.german import (
@@ -268,13 +267,11 @@ def possessive_extension(
         if de_res is None:
             return Skip(ex.id, f"German phrase not found in {f}")
         new_texts[f], de_phrase = de_res
-    new, changes = with_texts(ex, new_texts)
-    return finish(
+    return edit_example(
         ex,
-        new,
+        new_texts,
         ATTACK,
         possessor.name,
-        changes,
         phrase={"en": [" ".join(el.en_words), en_phrase], "de": [" ".join(el.de_words), de_phrase]},
         pos=list(el.tags),
         case=case,

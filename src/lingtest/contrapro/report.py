@@ -38,3 +38,83 @@ def breakdown_table(report: Mapping[str, Any]) -> str:
         for key, c in report.get(name, {}).items():
             rows.append(f"| {name[3:]} | {key} | {c['correct']} | {c['total']} | {_pct(c['accuracy'])} |")
     return "\n".join(rows) + "\n"
+
+
+# -- plots (the layout of the paper's Figures 4.1-4.4: one group per set, one bar per system) --------
+def grouped_bars(
+    values: Mapping[str, Mapping[str, float | None]],
+    path: Any,
+    *,
+    ylabel: str,
+    title: str,
+    ylim: tuple[float, float] | None = (0.0, 100.0),
+    baseline: float | None = None,
+) -> None:
+    """``values``: system -> group -> value (``None``: no bar). One group per key (first-seen order),
+    one bar per system, the value written above each bar; an optional dashed line (chance)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from lingtest.data.io import atomic_open
+
+    systems = list(values)
+    groups: list[str] = []
+    for s in systems:
+        groups.extend(g for g in values[s] if g not in groups)
+    width = 0.8 / max(1, len(systems))
+    fig, ax = plt.subplots(figsize=(max(6.0, 1.2 * len(groups) + 1), 4.2))
+    for k, s in enumerate(systems):
+        xs = [i + k * width for i in range(len(groups))]
+        ys = [values[s].get(g) for g in groups]
+        bars = ax.bar(xs, [0.0 if y is None else y for y in ys], width=width, label=s)
+        for b, y in zip(bars, ys, strict=True):
+            if y is not None:
+                ax.annotate(f"{y:.1f}", (b.get_x() + b.get_width() / 2, b.get_height()), ha="center",
+                            va="bottom", fontsize=7)
+    if baseline is not None:
+        ax.axhline(baseline, color="grey", linestyle="--", linewidth=1)
+    ax.set_xticks([i + width * (len(systems) - 1) / 2 for i in range(len(groups))])
+    ax.set_xticklabels(groups, rotation=30 if len(groups) > 5 else 0, ha="right" if len(groups) > 5 else "center")
+    ax.set_ylabel(ylabel)
+    if ylim is not None:
+        ax.set_ylim(*ylim)
+    ax.set_title(title)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    with atomic_open(path, "wb", encoding=None) as fh:
+        fig.savefig(fh, format="png", dpi=120)
+    plt.close(fig)
+
+
+ATTACK_LABELS = {"phrase": "Phrase", "possessive": "Possessive", "synonym": "Synonym"}
+
+
+def attack_bars(results: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, float | None]]:
+    """Figure 4.1/4.3 values (accuracy in %): ContraPro (clean) and each attack (variants pooled)."""
+    out: dict[str, dict[str, float | None]] = {}
+    for system, res in results.items():
+        acc = res["sets"]["clean"]["overall"]["accuracy"]
+        row: dict[str, float | None] = {"ContraPro": None if acc is None else 100 * acc}
+        for attack, d in res["attacks"].items():
+            a = d["attacked"]["accuracy"]
+            row[ATTACK_LABELS.get(attack, attack)] = None if a is None else 100 * a
+        out[system] = row
+    return out
+
+
+def variant_bars(results: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, float | None]]:
+    """Δ to clean in points per attack variant."""
+    return {
+        system: {name: None if d["delta"] is None else 100 * d["delta"] for name, d in res["deltas"].items()}
+        for system, res in results.items()
+    }
+
+
+def plot_attacks(results: Mapping[str, Mapping[str, Any]], attacks_png: Any, variants_png: Any) -> None:
+    """``attacks_png``: Figure 4.1's layout; ``variants_png``: Δ per variant."""
+    grouped_bars(attack_bars(results), attacks_png, ylabel="accuracy (%)",
+                 title="ContraPro and the three attacks (attacked sets)")
+    grouped_bars(variant_bars(results), variants_png, ylabel="Δ accuracy to clean (points)",
+                 title="Δ to clean on the same examples, per attack variant", ylim=None, baseline=0.0)

@@ -42,9 +42,12 @@ def _default_blanc() -> Callable[[Clusters, Clusters], Any]:
 
 
 class BlancOracle:
+    """The thresholds ``thr_p``/``thr_r`` are required (``crest.oracle`` in the config: 1.0 as in the
+    paper); ``metric`` replaces the BLANC scorer (tests)."""
+
     name = "blanc"
 
-    def __init__(self, thr_p: float = 1.0, thr_r: float = 1.0,
+    def __init__(self, *, thr_p: float, thr_r: float,
                  metric: Callable[[Clusters, Clusters], Any] | None = None) -> None:
         self.thr_p = thr_p
         self.thr_r = thr_r

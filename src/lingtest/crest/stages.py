@@ -158,9 +158,22 @@ def generate_stage(cfg: Any, tracker: Any) -> dict[str, Any]:
     parser = build_parser(cfg)
     sources = prepare_sources(load_documents(inp), c, parser)
     m_gen = max([int(c.M), *[int(m) for m in c.ablation.M]])
-    gen = build_generator(cfg, parser, build_proposers(c), build_ranker(cfg), m_gen)
-    followups, stats = generate_all(sources, gen, select=bool(c.select),
-                                     batch_sources=int(c.batch_sources))
+    from lingtest.execution import executor_options
+
+    ex = executor_options(cfg)
+    if ex["name"] == "ray":  # the same waves of sources on a pool of generator actors (same follow-ups)
+        from lingtest.execution.ray_crest import generate_on_ray
+
+        followups, stats, counters = generate_on_ray(cfg, sources, M=m_gen, select=bool(c.select),
+                                                     batch_sources=int(c.batch_sources), options=ex)
+        counters["parser_calls"] += parser.calls
+        counters["parse_memo_hits"] += parser.hits
+    else:
+        gen = build_generator(cfg, parser, build_proposers(c), build_ranker(cfg), m_gen)
+        followups, stats = generate_all(sources, gen, select=bool(c.select),
+                                         batch_sources=int(c.batch_sources))
+        counters = {"parser_calls": parser.calls, "parse_memo_hits": parser.hits,
+                    "lm_texts_scored": getattr(gen.ranker, "texts_scored", 0)}
     seconds = time.perf_counter() - t0
     n_gen = write_suite(paths["generated"], build_suite(sources, followups, only_selected=False,
                                                                       full=True),
@@ -180,8 +193,7 @@ def generate_stage(cfg: Any, tracker: Any) -> dict[str, Any]:
         # wall time of the whole generation (load, parse, propose, rank, check, select) per selected
         # follow-up generated (up to M_generated per source)
         "seconds_per_selected": round(seconds / n_sel_all, 4) if n_sel_all else None,
-        "parser_calls": parser.calls, "parse_memo_hits": parser.hits,
-        "lm_texts_scored": getattr(gen.ranker, "texts_scored", 0),
+        **counters,
         "candidate_survival": survival(stats), "stats": stats.to_dict(),
     }
     out_dir = paths["metrics"]

@@ -59,13 +59,16 @@ def download_stage(cfg: Any, tracker: Tracker, item: str) -> Manifest:
 
 
 def prepare_stage(cfg: Any, tracker: Tracker, item: str) -> dict[str, int]:
-    """Read every split with the configured reader into ``data/prepared/<item>/<split>.jsonl``."""
+    """Read every split with the configured reader into ``data/prepared/<item>/<split>.jsonl``
+    (reader options and limits: ``readers`` in ``conf/datasets.yaml``, then the dataset's)."""
+    from lingtest.config import to_plain
+
     root = project_root()
     manifest = load_manifest(manifest_path(cfg, item))
     if not os.path.isabs(manifest.root):
         manifest.root = str((root / manifest.root).resolve())
     out = prepared_dir(cfg, item)
-    counts = prepare(manifest, out, configured_mirror(cfg, root),
+    counts = prepare(manifest, out, configured_mirror(cfg, root), to_plain(cfg.readers),
                      progress=lambda it, desc: progress(it, f"prepare {desc}"))
     # drop files of splits that no longer exist so the output folder matches the config
     for stale in out.glob("*.jsonl"):

@@ -15,7 +15,7 @@ import shutil
 import tarfile
 import urllib.request
 import zipfile
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Literal, cast
 
@@ -242,8 +242,8 @@ def download(spec: DatasetSpec, *, network: bool, mirror: Path | None, raw_dir: 
                 shutil.rmtree(dest)
             (fetch or SOURCES.get(spec.source.kind))(spec.source, dest)
             splits = spec.source.splits or spec.splits
-            options = spec.source.options if spec.source.options is not None else spec.options
-            return _manifest(spec, "canonical", dest, spec.source.format or spec.format, splits, options)
+            return _manifest(spec, "canonical", dest, spec.source.format or spec.format, splits,
+                             canonical_options(spec))
         except Exception as exc:  # noqa: BLE001 - any network/parse failure falls back to the mirror
             errors.append(f"canonical source failed: {exc}")
     if spec.mirror and mirror is not None and (mirror / spec.mirror).is_dir():
@@ -257,6 +257,18 @@ def download(spec: DatasetSpec, *, network: bool, mirror: Path | None, raw_dir: 
     if not network:
         errors.append("network sources are off (profile.network: false)")
     raise MissingResourceError(f"dataset {spec.name!r} is not available: " + "; ".join(errors))
+
+
+def canonical_options(spec: DatasetSpec) -> dict[str, Any]:
+    """Reader options for data from the canonical source: the source's own ``options``; a source
+    read by another reader (its own ``format``) never gets the mirror reader's options (e.g.
+    CoNLL-2003's ``scheme`` is not an option of ``hf_conll2003``), one read by the same reader
+    gets the dataset's ``options`` when it has none of its own."""
+    if spec.source.options is not None:
+        return dict(spec.source.options)
+    if spec.source.format not in (None, spec.format):
+        return {}
+    return dict(spec.options)
 
 
 def _manifest(spec: DatasetSpec, origin: str, root: Path, fmt: str, splits: dict[str, SplitSpec],
@@ -328,25 +340,34 @@ def split_files(manifest: Manifest, split: str) -> list[Path]:
     return files
 
 
-def read_split(manifest: Manifest, split: str, mirror: Path | None) -> Iterator[Any]:
-    """Records of one split, in file order then reader order."""
+def read_split(manifest: Manifest, split: str, mirror: Path | None, readers_cfg: Mapping[str, Any]) -> Iterator[Any]:
+    """Records of one split, in file order then reader order. The reader's options: its
+    configured ones (``readers_cfg``: the ``readers`` config section, limits and
+    ``options.<format>``), then the dataset's, then the split's (an option the reader does not
+    take is a :class:`~lingtest.errors.ConfigError` naming it)."""
     from lingtest.readers import READERS
+    from lingtest.readers.options import reader_options
 
     reader = READERS.get(manifest.format)
     root = Path(manifest.root)
-    options = {k: resolve_option(v, root, mirror) for k, v in manifest.options.items()}
-    options.update({k: resolve_option(v, root, mirror) for k, v in manifest.splits[split].options.items()})
-    options = {k: v for k, v in options.items() if v is not None}
+    options: dict[str, Any] = {}
+    for layer in (manifest.options, manifest.splits[split].options):
+        for k, v in layer.items():
+            value = resolve_option(v, root, mirror)
+            if value is not None or v is None:  # an `@mirror/` path without a mirror: the configured value
+                options[k] = value
+    options = reader_options(manifest.format, readers_cfg, options,
+                             where=f"datasets.{manifest.dataset} ({manifest.origin}) split {split!r}")
     for path in split_files(manifest, split):
         yield from reader(path, **options)
 
 
-def prepare(manifest: Manifest, out_dir: Path, mirror: Path | None,
+def prepare(manifest: Manifest, out_dir: Path, mirror: Path | None, readers_cfg: Mapping[str, Any],
             progress: Callable[[Iterable[Any], str], Iterable[Any]] | None = None) -> dict[str, int]:
     """Write ``out_dir/<split>.jsonl`` for every split; returns record counts."""
     counts: dict[str, int] = {}
     for split in manifest.splits:
-        records: Iterable[Any] = read_split(manifest, split, mirror)
+        records: Iterable[Any] = read_split(manifest, split, mirror, readers_cfg)
         if progress is not None:
             records = progress(records, f"{manifest.dataset}/{split}")
         records = (_tag_split(r, split) for r in records)

@@ -1,6 +1,8 @@
 """Readers: one function per file format, turning files into the shared data model.
 
-Each reader is ``read(path, **options) -> Iterator[record]`` where a record is a
+Each reader is ``read(path, *, option...) -> Iterator[record]`` (required keyword-only options,
+no defaults in code: their values are ``readers`` in ``conf/datasets.yaml``, see
+:mod:`lingtest.readers.options`) where a record is a
 :class:`~lingtest.data.Document` (or :class:`~lingtest.data.ContrastiveExample` for translation
 sets, :class:`~lingtest.data.TestCase` for capability suites). Readers raise
 :class:`~lingtest.errors.InputError` naming file, line and field, and nothing else, whatever the

@@ -44,27 +44,21 @@ from lingtest.data.model import Provenance, TestCase
 from lingtest.errors import InputError
 from lingtest.readers.textio import guarded, is_int
 
-SENTIMENT_LABELS = ("negative", "neutral", "positive")
 TEST_TYPES = ("MFT", "INV", "DIR")
 DEFAULT_MEMBER = "sentiment_suite.pkl"
 
-#: Default bounds on what loading a suite may allocate (reader options of the same names):
-#: the pickle's size once decompressed (the released sentiment suite is 14.8 MB) ...
-MAX_MEMBER_BYTES = 256 * 2**20
-#: ... the bytes decompressed while scanning an archive for it ...
-MAX_ARCHIVE_BYTES = 2**30
-#: ... and the elements one constructor call in the pickle, one numpy array or the texts of one
-#: test case may hold (opcodes build containers one element per byte, so only calls amplify).
-MAX_ITEMS = 2**20
 
-
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Limits:
-    """What loading one suite may allocate (see the module constants for the defaults)."""
+    """What loading one suite may allocate (reader options of the same names, configured in
+    ``readers.limits`` of ``conf/datasets.yaml``): the pickle's size once decompressed (the
+    released sentiment suite is 14.8 MB), the bytes decompressed while scanning an archive for
+    it, and the elements one constructor call in the pickle, one numpy array or the texts of one
+    test case may hold (opcodes build containers one element per byte, so only calls amplify)."""
 
-    max_member_bytes: int = MAX_MEMBER_BYTES
-    max_archive_bytes: int = MAX_ARCHIVE_BYTES
-    max_items: int = MAX_ITEMS
+    max_member_bytes: int
+    max_archive_bytes: int
+    max_items: int
 
 
 class _LimitExceeded(pickle.UnpicklingError):
@@ -278,9 +272,9 @@ class SuiteUnpickler(pickle.Unpickler):
     and within ``limits``: constructor calls, numpy arrays and rebuilt objects may not exceed
     :class:`Limits` (a 61-byte pickle cannot build a gigabyte list)."""
 
-    def __init__(self, file: IO[bytes], limits: Limits | None = None) -> None:
+    def __init__(self, file: IO[bytes], limits: Limits) -> None:
         super().__init__(file)
-        self._globals = _Globals(limits or Limits())
+        self._globals = _Globals(limits)
 
     def find_class(self, module: str, name: str) -> Any:
         # Python 2 names (protocols 0-2), as the standard unpickler's fix_imports maps them
@@ -423,7 +417,7 @@ def _read_member(path: Path, member: str | None, limits: Limits) -> tuple[bytes,
     return kept[chosen[0]], f"{path}:{chosen[0]}"
 
 
-def load_suite(path: str | Path, member: str | None = None, *, limits: Limits | None = None) -> Any:
+def load_suite(path: str | Path, member: str | None = None, *, limits: Limits) -> Any:
     """Unpickle a CheckList suite from a ``.pkl`` or a tarball holding one (``member`` names
     it; default: the only ``.pkl`` inside, or ``sentiment_suite.pkl`` when there are several,
     as in CheckList's ``release_data.tar.gz``). Returns the ``TestSuite`` stand-in.
@@ -432,14 +426,13 @@ def load_suite(path: str | Path, member: str | None = None, *, limits: Limits | 
     is refused from its header, and reading stops once ``limits.max_archive_bytes`` have been
     decompressed; a truncated or corrupt archive is an :class:`InputError`."""
     path = Path(path)
-    limits = limits or Limits()
     if not path.is_file():
         raise InputError("file not found" if not path.exists() else "expected a file", path=path)
     data, where = _read_suite_bytes(path, member, limits)
     return _unpickle(io.BytesIO(data), where, limits)
 
 
-def _unpickle(fh: IO[bytes], where: str, limits: Limits | None = None) -> Any:
+def _unpickle(fh: IO[bytes], where: str, limits: Limits) -> Any:
     try:
         with warnings.catch_warnings():
             # numpy warns about the old-style dtype state (align=0) that 2020 pickles carry
@@ -462,7 +455,7 @@ def _unpickle(fh: IO[bytes], where: str, limits: Limits | None = None) -> Any:
 # --------------------------------------------------------------------------------------------
 # suite -> test cases
 # --------------------------------------------------------------------------------------------
-def _texts(item: Any, max_items: int = MAX_ITEMS) -> list[str]:
+def _texts(item: Any, max_items: int) -> list[str]:
     """The texts of one test case (a string, or nested lists/arrays of strings), depth first.
 
     Iterative and bounded: at most ``max_items`` nodes are visited, so shared sublists (a
@@ -508,8 +501,8 @@ def _plain_int(value: Any) -> Any:
     return value
 
 
-def suite_test_cases(suite: Any, *, label_names: Sequence[str] | None = SENTIMENT_LABELS,
-                     where: str = "<suite>", max_items: int = MAX_ITEMS) -> Iterator[TestCase]:
+def suite_test_cases(suite: Any, *, label_names: Sequence[str] | None, where: str,
+                     max_items: int) -> Iterator[TestCase]:
     """Turn an unpickled suite (stand-in or real ``TestSuite``) into :class:`TestCase` records.
 
     Every field is checked: test names and descriptions are strings, data a list of cases,
@@ -577,14 +570,12 @@ def suite_test_cases(suite: Any, *, label_names: Sequence[str] | None = SENTIMEN
 
 
 @guarded("test cases")
-def read_checklist(path: str | Path, *, member: str | None = None,
-                   label_names: Sequence[str] | None = SENTIMENT_LABELS,
-                   max_member_bytes: int = MAX_MEMBER_BYTES, max_archive_bytes: int = MAX_ARCHIVE_BYTES,
-                   max_items: int = MAX_ITEMS) -> Iterator[TestCase]:
+def read_checklist(path: str | Path, *, member: str | None, label_names: Sequence[str] | None,
+                   max_member_bytes: int, max_archive_bytes: int, max_items: int) -> Iterator[TestCase]:
     """Read a released CheckList suite (``.tar.gz`` or ``.pkl``) as :class:`TestCase` records.
 
     ``max_member_bytes``, ``max_archive_bytes`` and ``max_items`` bound what loading may
     allocate (see :class:`Limits`); a suite beyond them is an :class:`InputError`."""
-    limits = Limits(max_member_bytes, max_archive_bytes, max_items)
+    limits = Limits(max_member_bytes=max_member_bytes, max_archive_bytes=max_archive_bytes, max_items=max_items)
     suite = load_suite(path, member, limits=limits)
     yield from suite_test_cases(suite, label_names=label_names, where=str(path), max_items=max_items)

@@ -33,8 +33,6 @@ _TAG_RE = re.compile(r"^(?:O|[BI]-[^\s-][^\s]*)$")
 
 
 SCHEMES = ("auto", "iob1", "iob2")
-#: The entity types of CoNLL-2003.
-ENTITY_TYPES = ("PER", "LOC", "ORG", "MISC")
 
 
 # --------------------------------------------------------------------------------------------
@@ -154,9 +152,8 @@ def _parse_file(path: Path, encoding: str, types: frozenset[str] | None) -> list
 
 
 @guarded("sentences")
-def read_conll2003(path: str | Path, *, scheme: str = "auto", split: str | None = None,
-                   id_prefix: str | None = None, encoding: str = "utf-8",
-                   entity_types: Collection[str] | None = ENTITY_TYPES) -> Iterator[Document]:
+def read_conll2003(path: str | Path, *, scheme: str, split: str | None, id_prefix: str | None, encoding: str,
+                   entity_types: Collection[str] | None) -> Iterator[Document]:
     """Read a CoNLL-2003 NER file; yield one :class:`Document` per ``-DOCSTART-`` document.
 
     ``scheme`` is the tagging scheme of the NER column: ``"iob1"``, ``"iob2"`` (an entity that

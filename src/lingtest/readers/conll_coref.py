@@ -23,7 +23,7 @@ line and field.
 from __future__ import annotations
 
 from lingtest.readers.coref.brackets import parse_coref_field
-from lingtest.readers.coref.conll2012 import ONTONOTES_NE_LABELS, read_conll2012
+from lingtest.readers.coref.conll2012 import read_conll2012
 from lingtest.readers.coref.detect import CorefFormat, detect_format, read_coref, read_coref_records
 from lingtest.readers.coref.generic import read_conll_coref
 from lingtest.readers.coref.jsonlines import read_jsonlines
@@ -32,7 +32,6 @@ from lingtest.readers.coref.records import CorefRecord, CorefWarning, Duplicates
 from lingtest.readers.coref.writer import write_conll
 
 __all__ = [
-    "ONTONOTES_NE_LABELS",
     "CorefFormat",
     "CorefRecord",
     "CorefWarning",

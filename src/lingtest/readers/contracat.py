@@ -65,8 +65,8 @@ def _lines(path: Path, encoding: str, keep: int | None = None) -> list[str]:
     return lines
 
 
-def read_template(folder: str | Path, name: str, *, include_priors: bool = False, split_context: bool = True,
-                  encoding: str = "utf-8") -> Iterator[ContrastiveExample]:
+def read_template(folder: str | Path, name: str, *, include_priors: bool, split_context: bool,
+                  encoding: str) -> Iterator[ContrastiveExample]:
     """Examples of one template folder (see the module docstring); ``name`` goes into ids/meta."""
     folder = Path(folder)
     en, de = _lines(folder / "en.txt", encoding), _lines(folder / "de.txt", encoding)
@@ -114,9 +114,8 @@ def read_template(folder: str | Path, name: str, *, include_priors: bool = False
 
 
 @guarded(None)  # prior templates alone legitimately give nothing; emptiness is checked per file
-def read_contracat(path: str | Path, *, include_priors: bool = False, split_context: bool = True,
-                   templates: list[str] | None = None,
-                   encoding: str = "utf-8") -> Iterator[ContrastiveExample]:
+def read_contracat(path: str | Path, *, include_priors: bool, split_context: bool, templates: list[str] | None,
+                   encoding: str) -> Iterator[ContrastiveExample]:
     """Read every template under ``path`` (the templates root, or one template folder), in
     sorted template order. ``templates`` keeps only templates whose name starts with one of
     the given prefixes (e.g. ``["2_coreference_step/event"]``); a prefix that selects nothing is

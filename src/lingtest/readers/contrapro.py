@@ -113,9 +113,8 @@ def _resolve_prefix(path: Path, prefix: str) -> Path:
 
 
 @guarded("examples")
-def read_contrapro_grouped(path: str | Path, *, src_lang: str = "en", tgt_lang: str = "de",
-                           prefix: str = "contrapro",
-                           encoding: str = "utf-8") -> Iterator[ContrastiveExample]:
+def read_contrapro_grouped(path: str | Path, *, src_lang: str, tgt_lang: str, prefix: str,
+                           encoding: str) -> Iterator[ContrastiveExample]:
     """Read ``<prefix>.text.{src,tgt}`` (+ optional ``<prefix>.context.{src,tgt}``).
 
     ``path`` is the folder holding the files, one of the files (``.../contrapro.text.en``) or
@@ -197,9 +196,8 @@ _META_SKIP = {"src segment", "ref segment", "errors"}
 
 
 @guarded("examples")
-def read_contrapro_json(path: str | Path, *, context_dir: str | Path | None = None, src_lang: str = "en",
-                        tgt_lang: str = "de", context_prefix: str = "contrapro",
-                        encoding: str = "utf-8") -> Iterator[ContrastiveExample]:
+def read_contrapro_json(path: str | Path, *, context_dir: str | Path | None, src_lang: str, tgt_lang: str,
+                        context_prefix: str, encoding: str) -> Iterator[ContrastiveExample]:
     """Read the official ``contrapro.json``.
 
     ``meta`` keeps every other field of the example under its JSON name (``ref pronoun``,

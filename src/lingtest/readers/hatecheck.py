@@ -54,8 +54,7 @@ def tokenize(text: str, tokenizer: str = "spacy") -> list[Token]:
 
 
 @guarded("test cases")
-def read_hatecheck(path: str | Path, *, tokenizer: str = "spacy",
-                   encoding: str = "utf-8") -> Iterator[Document]:
+def read_hatecheck(path: str | Path, *, tokenizer: str, encoding: str) -> Iterator[Document]:
     """Read a HateCheck cases CSV (header row; an unnamed index column is allowed).
 
     Needs the columns ``functionality, case_id, test_case, label_gold``; the optional ones

@@ -156,8 +156,8 @@ def _divisions_for(path: Path, divisions: str | Path | None) -> dict[str, str] |
 # readers
 # --------------------------------------------------------------------------------------------
 @guarded(None)  # split= may select nothing; an empty file is checked below
-def read_hatexplain_json(path: str | Path, *, divisions: str | Path | None = None, split: str | None = None,
-                         min_target_votes: int = 2) -> Iterator[Document]:
+def read_hatexplain_json(path: str | Path, *, divisions: str | Path | None, split: str | None,
+                         min_target_votes: int) -> Iterator[Document]:
     """Read the official ``dataset.json`` (``{post_id: {post_id, annotators, rationales,
     post_tokens}}``). ``divisions`` is ``post_id_divisions.json`` (default: the one beside
     ``path`` if any); ``split`` keeps only that split's posts (it needs divisions).
@@ -224,8 +224,8 @@ def _literal(text: str, expected: type, err: Callable[[str, str], NoReturn], fie
 
 
 @guarded(None)  # split= may select nothing; an empty file is checked below
-def read_hatexplain_csv(path: str | Path, *, divisions: str | Path | None = None, split: str | None = None,
-                        min_target_votes: int = 2, encoding: str = "utf-8") -> Iterator[Document]:
+def read_hatexplain_csv(path: str | Path, *, divisions: str | Path | None, split: str | None,
+                        min_target_votes: int, encoding: str) -> Iterator[Document]:
     """Read the header-less CSV variant (``df_{val,test}_with_rationales.csv``).
 
     Columns: ``post_id``, annotators as a Python dict literal ``{'label': [ids],

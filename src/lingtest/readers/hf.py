@@ -12,7 +12,7 @@ from typing import Any
 
 from lingtest.data import Cluster, Document, Entity, Mention, Sentence, Token, Tree
 from lingtest.errors import InputError, MissingResourceError
-from lingtest.readers.textio import MAX_TREE_DEPTH, guarded, is_int, is_str_list, shorten
+from lingtest.readers.textio import guarded, is_int, is_str_list, shorten
 from lingtest.readers.treebank import check_bracketed
 
 
@@ -103,8 +103,7 @@ def _tags(values: Any, names: Sequence[str], n: int, field: str, source: str, li
 
 
 def from_hf_conll2012(records: Iterable[dict[str, Any]], pos_names: Sequence[str],
-                      ner_names: Sequence[str], source: str = "<hf>",
-                      max_depth: int = MAX_TREE_DEPTH) -> Iterator[Document]:
+                      ner_names: Sequence[str], *, max_depth: int, source: str = "<hf>") -> Iterator[Document]:
     """Convert ``conll2012_ontonotesv5`` records (one per document, sentences carrying
     ``part_id``) into one :class:`Document` per (document, part). Coreference spans are
     ``[cluster_id, start, end]`` with an inclusive end, sentence-relative. Every field is
@@ -152,7 +151,7 @@ def from_hf_conll2012(records: Iterable[dict[str, Any]], pos_names: Sequence[str
                     if not isinstance(parse, str):
                         raise InputError("parse_tree is not a string", path=source, line=rec_no,
                                          field="parse_tree")
-                    problem = check_bracketed(parse, max_depth)
+                    problem = check_bracketed(parse, max_depth=max_depth)
                     if problem is not None:
                         raise InputError(problem, path=source, line=rec_no, field="parse_tree")
                     try:
@@ -209,7 +208,7 @@ def _feature(features: Any, key: str, path: str | Path) -> Any:
 
 
 @guarded("records")
-def read_hf_conll2012(path: str | Path, *, max_depth: int = MAX_TREE_DEPTH, **_: Any) -> Iterator[Document]:
+def read_hf_conll2012(path: str | Path, *, max_depth: int) -> Iterator[Document]:
     """``conll2012_ontonotesv5`` saved by ``datasets.save_to_disk`` (see :func:`from_hf_conll2012`)."""
     ds, features = _load(path)
     sent_features = _feature(features, "sentences", path)
@@ -221,7 +220,7 @@ def read_hf_conll2012(path: str | Path, *, max_depth: int = MAX_TREE_DEPTH, **_:
 
 
 @guarded("records")
-def read_hf_conll2003(path: str | Path, **_: Any) -> Iterator[Document]:
+def read_hf_conll2003(path: str | Path) -> Iterator[Document]:
     """``conll2003`` saved by ``datasets.save_to_disk`` (see
     :func:`lingtest.readers.conll2003.from_hf_conll2003`)."""
     from lingtest.readers.conll2003 import from_hf_conll2003

@@ -25,7 +25,7 @@ from typing import Any
 
 from lingtest.data.model import Document, Sentence, Token, Tree
 from lingtest.errors import InputError
-from lingtest.readers.textio import MAX_TREE_DEPTH, guarded, read_lines, shorten, split_fields
+from lingtest.readers.textio import guarded, read_lines, shorten, split_fields
 
 FINE_NAMES = ("very negative", "negative", "neutral", "positive", "very positive")
 BINARY_NAMES = ("negative", "positive")
@@ -58,8 +58,7 @@ def unescape_word(word: str) -> str:
     return word.replace("\\/", "/").replace("\\*", "*")
 
 
-def parse_sst_tree(line: str, *, unescape: bool = True,
-                   max_depth: int = MAX_TREE_DEPTH) -> tuple[Tree, list[str]]:
+def parse_sst_tree(line: str, *, unescape: bool, max_depth: int) -> tuple[Tree, list[str]]:
     """Parse one SST tree; returns the tree (sentiment labels kept) and its words.
 
     Every node is ``(label child...)`` and every preterminal ``(label word)``. Raises
@@ -110,9 +109,8 @@ def parse_sst_tree(line: str, *, unescape: bool = True,
 
 
 @guarded("trees")
-def read_sst_ptb(path: str | Path, *, split: str | None = None, id_prefix: str | None = None,
-                 unescape: bool = True, encoding: str = "utf-8",
-                 max_depth: int = MAX_TREE_DEPTH) -> Iterator[Document]:
+def read_sst_ptb(path: str | Path, *, split: str | None, id_prefix: str | None, unescape: bool, encoding: str,
+                 max_depth: int) -> Iterator[Document]:
     """Yield one :class:`Document` per SST tree line (blank lines are skipped).
 
     Every phrase label stays in ``Sentence.tree`` (``tree.constituents()`` lists them as
@@ -153,9 +151,8 @@ def _infer_label_set(path: Path, labels: str) -> str:
 
 
 @guarded("sentences")
-def read_sst_lines(path: str | Path, *, labels: str = "auto", split: str | None = None,
-                   id_prefix: str | None = None, unescape: bool = True,
-                   encoding: str = "utf-8") -> Iterator[Document]:
+def read_sst_lines(path: str | Path, *, labels: str, split: str | None, id_prefix: str | None, unescape: bool,
+                   encoding: str) -> Iterator[Document]:
     """Read SST-2/SST-5 ``label sentence`` lines (pre-tokenised, space-separated).
 
     ``labels``: ``"binary"`` (0 negative, 1 positive), ``"fine"`` (0..4) or ``"auto"`` (from

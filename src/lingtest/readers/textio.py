@@ -27,12 +27,6 @@ _ASCII_WS = re.compile(r"[ \t\r\n\f\v]+")
 P = ParamSpec("P")
 T = TypeVar("T")
 
-#: Deepest bracket nesting a tree reader accepts by default (``max_depth`` option). Real
-#: treebanks stay far below it (PTB and GUM trees are at most about 40 deep, SST about 60); the
-#: recursive tree code of the data model needs a bound well under Python's recursion limit.
-MAX_TREE_DEPTH = 250
-
-
 def shorten(value: Any, limit: int = 60) -> str:
     """``repr(value)`` cut to ``limit`` characters, for error messages about hostile input."""
     r = repr(value)

@@ -28,21 +28,16 @@ from pathlib import Path
 from lingtest.data.model import Document, Sentence, Token, Tree
 from lingtest.errors import InputError
 from lingtest.readers.conllu import read_conllu
-from lingtest.readers.textio import MAX_TREE_DEPTH, decode_lines, guarded, read_lines
+from lingtest.readers.textio import decode_lines, guarded, read_lines
 
 __all__ = ["read_ptb", "read_ptb_sample", "read_conllu", "iter_bracketed", "strip_empty_elements",
            "tree_to_sentence", "check_bracketed"]
-
-#: Largest ``.mrg`` member of a treebank zip read by default (``max_member_bytes``); NLTK's
-#: sample files are at most about 60 kB.
-MAX_MEMBER_BYTES = 16 * 2**20
 
 
 # --------------------------------------------------------------------------------------------
 # bracketed trees
 # --------------------------------------------------------------------------------------------
-def iter_bracketed(lines: Iterable[str], path: str | Path = "<string>",
-                   max_depth: int = MAX_TREE_DEPTH) -> Iterator[tuple[int, str]]:
+def iter_bracketed(lines: Iterable[str], path: str | Path, *, max_depth: int) -> Iterator[tuple[int, str]]:
     """Yield (1-based start line, text) of each top-level bracketed tree in ``lines``.
 
     Raises InputError on a closing bracket with no opener, text outside brackets, nesting
@@ -86,7 +81,7 @@ def iter_bracketed(lines: Iterable[str], path: str | Path = "<string>",
 _BRACKET_TOKEN = re.compile(r"\(|\)|[^()\s]+")
 
 
-def check_bracketed(text: str, max_depth: int = MAX_TREE_DEPTH) -> str | None:
+def check_bracketed(text: str, *, max_depth: int) -> str | None:
     """What is wrong with one bracketed tree, or ``None``: every node is ``(label word)`` or
     ``(label child...)`` (the outermost label may be missing), nesting at most ``max_depth``.
     Iterative, so it never recurses whatever the input."""
@@ -153,8 +148,8 @@ def tree_to_sentence(tree: Tree, words: list[str], sent_id: str | None = None) -
 def _read_trees(lines: Iterable[str], path: str | Path, doc_id: str, max_depth: int) -> Document:
     sentences: list[Sentence] = []
     n_trees = 0
-    for lineno, text in iter_bracketed(lines, path, max_depth):
-        problem = check_bracketed(text, max_depth)
+    for lineno, text in iter_bracketed(lines, path, max_depth=max_depth):
+        problem = check_bracketed(text, max_depth=max_depth)
         if problem is None:
             try:
                 tree, words = Tree.from_bracketed(text)
@@ -173,7 +168,7 @@ def _read_trees(lines: Iterable[str], path: str | Path, doc_id: str, max_depth: 
 
 
 @guarded("trees")
-def read_ptb(path: str | Path, *, max_depth: int = MAX_TREE_DEPTH) -> Iterator[Document]:
+def read_ptb(path: str | Path, *, max_depth: int) -> Iterator[Document]:
     """Read a Penn bracketed file (or every ``*.ptb``/``*.mrg`` file in a folder): one Document per
     file, id = file stem, sentence ids ``<stem>-<n>`` (matching GUM's ``sent_id``). ``max_depth``
     bounds the bracket nesting (deeper trees are an error)."""
@@ -190,11 +185,11 @@ def read_ptb(path: str | Path, *, max_depth: int = MAX_TREE_DEPTH) -> Iterator[D
 
 
 @guarded("trees")
-def read_ptb_sample(path: str | Path, pattern: str = "treebank/combined/", *, max_depth: int = MAX_TREE_DEPTH,
-                    max_member_bytes: int = MAX_MEMBER_BYTES) -> Iterator[Document]:
+def read_ptb_sample(path: str | Path, *, pattern: str, max_depth: int, max_member_bytes: int) -> Iterator[Document]:
     """Read NLTK's PTB sample ``treebank.zip`` without extracting it: one Document per ``.mrg``
-    file under ``pattern``, empty elements stripped. A member larger than ``max_member_bytes``
-    once decompressed is refused before it is read."""
+    file under ``pattern`` (``treebank/combined/`` in NLTK's zip), empty elements stripped. A
+    member larger than ``max_member_bytes`` once decompressed (NLTK's sample files are at most
+    about 60 kB) is refused before it is read."""
     path = Path(path)
     if path.is_dir():
         path = path / "treebank.zip"

@@ -366,6 +366,57 @@ class CausalLMScorer:
                     out[gi] = r
         return [list(o or []) for o in out]
 
+    def token_logprobs_grouped(self, groups: Sequence[Sequence[str]]) -> list[list[TokenScores]]:
+        """:meth:`token_logprobs` of texts that come in groups sharing a beginning (a sentence and
+        its one-word variants), each group's longest common token prefix run once in a packed
+        forward pass (:meth:`score_grouped`'s layout with every token scored). Same values as
+        :meth:`token_logprobs` up to float rounding; a group that cannot be packed (one text, no
+        shared token, or see :meth:`_packable`) goes through :meth:`token_logprobs`."""
+        import torch
+
+        groups = [_check_texts(g) for g in groups]
+        out: list[list[TokenScores] | None] = [None] * len(groups)
+        jobs: list[tuple[int, list[list[int]], int]] = []
+        for gi, texts in enumerate(groups):
+            enc = [self._encode(t) for t in texts]
+            p = shared_prefix_length(enc) if len(enc) > 1 else 0
+            if p < 1 or not self._packable(enc):
+                out[gi] = self.token_logprobs(texts) if texts else []
+                continue
+            jobs.append((gi, enc, p))
+        passes = plan_passes([(len(enc), packed_size(enc, p)) for _, enc, p in jobs],
+                             max_texts=self.group_batch_size, max_tokens=self.pack_tokens)
+        dev = self.device
+        with torch.inference_mode():
+            for members in passes:
+                batch = [jobs[j] for j in members]
+                pk = pack_groups([enc for _, enc, _ in batch], [p for _, _, p in batch], relative=False)
+                dtype = next(self.model.parameters()).dtype
+                res = self.model.base_model(
+                    input_ids=torch.tensor([pk.ids], dtype=torch.long, device=dev),
+                    attention_mask=pk.additive_mask(dtype).to(dev),
+                    position_ids=torch.tensor([pk.positions], dtype=torch.long, device=dev), use_cache=False)
+                hidden = res.last_hidden_state[0]
+                uniq = sorted(set(pk.head_rows))
+                where = {r: k for k, r in enumerate(uniq)}
+                lp = self._head_logprobs(
+                    hidden[torch.tensor(uniq, dtype=torch.long, device=dev)],
+                    torch.tensor([where[r] for r in pk.head_rows], dtype=torch.long, device=dev),
+                    torch.tensor(pk.targets, dtype=torch.long, device=dev)).float().cpu().tolist()
+                per_text: dict[int, list[float]] = {}
+                for owner, v in zip(pk.owners, lp, strict=True):  # each text's tokens in order
+                    per_text.setdefault(owner, []).append(v)
+                r = 0
+                for gi, enc, _ in batch:
+                    scored = []
+                    for text, ids in zip(groups[gi], enc, strict=True):
+                        lps = per_text.get(r, [])
+                        r += 1
+                        scored.append(TokenScores(text=text, tokens=self.tokenizer.convert_ids_to_tokens(ids[1:]),
+                                                  token_ids=ids[1:], logprobs=lps))
+                    out[gi] = scored
+        return [list(o or []) for o in out]
+
     def score_continuations(self, prefix: str, continuations: Sequence[str], *,
                             relative: bool = False) -> list[float]:
         """Log-probability of ``prefix + c`` for each continuation ``c`` (plain concatenation:

@@ -19,13 +19,14 @@ thresholds). Built in:
 
 from __future__ import annotations
 
+import inspect
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from lingtest.data.model import TestCase
-from lingtest.errors import InputError
+from lingtest.errors import ConfigError, InputError
 from lingtest.registry import Registry
 from lingtest.systems.tasks import Task
 
@@ -220,7 +221,13 @@ class OracleConsistency(Expectation):
         from lingtest.suite.oracles import ORACLES
 
         opts = {**dict(options.get("oracle") or {}), **{k: v for k, v in self.params.items() if k != "alignment"}}
-        oracle = ORACLES.get(str(opts.pop("oracle", opts.pop("name", "blanc"))))(**opts)
+        name = str(opts.pop("oracle", opts.pop("name", "blanc")))
+        cls = ORACLES.get(name)
+        missing = [n for n, p in inspect.signature(cls).parameters.items()
+                   if p.kind is p.KEYWORD_ONLY and p.default is p.empty and n not in opts]
+        if missing:  # oracles take required options: the values are the run's (crest.oracle in the config)
+            raise ConfigError(f"oracle {name!r}: option(s) {', '.join(missing)} not given in the run options")
+        oracle = cls(**opts)
         align = self.alignment(case) or _Identity()
         res = oracle.check(clusters_as_spans(outputs[0]), clusters_as_spans(outputs[1]), align)
         return Verdict(not res.issue, {"precision": round(res.precision, 6), "recall": round(res.recall, 6)})

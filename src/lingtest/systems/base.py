@@ -10,7 +10,10 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, TypeVar
+
+from lingtest.errors import SystemFailure
 
 In = TypeVar("In")
 Out = TypeVar("Out")
@@ -37,9 +40,27 @@ class System(ABC, Generic[In, Out]):
         return f"{type(self).__name__}(name={self.name!r}, config={self.config()!r})"
 
 
+@dataclass(frozen=True, slots=True)
+class ItemFailure:
+    """What a system returns in place of the one output it could not produce (a remote service's
+    per-item error, a timeout after every retry, a malformed answer for that item). The cache stores the
+    other outputs of the batch and never this; :class:`PartialFailure` reports it at the end."""
+
+    reason: str
+
+
+class PartialFailure(SystemFailure):
+    """Some inputs failed (``failures``: input index -> reason); every other output was validated and
+    cached, so a re-run predicts only the failed ones. ``outputs`` is aligned with the inputs and holds
+    an :class:`ItemFailure` where an input failed."""
+
+    def __init__(self, message: str, *, outputs: list[Any], failures: dict[int, str]) -> None:
+        super().__init__(message)
+        self.outputs = outputs
+        self.failures = failures
+
+
 def check_batch(system: System[Any, Any], inputs: Sequence[Any], outputs: Sequence[Any]) -> None:
     """A system must return exactly one output per input."""
-    from lingtest.errors import SystemFailure
-
     if len(outputs) != len(inputs):
         raise SystemFailure(f"system {system.name!r} returned {len(outputs)} predictions for {len(inputs)} inputs")

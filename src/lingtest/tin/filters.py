@@ -96,10 +96,33 @@ def naturalness_scores(scorer: TokenLogprobScorer, texts: Sequence[str], *, weig
     return [by_text[t] for t in texts]
 
 
+def naturalness_pairs(scorer: Any, pairs: Sequence[tuple[str, str]], *, weight_min: float, weight_mean: float,
+                      packed: bool) -> list[tuple[float, float]]:
+    """SynEval of ``(source, mutant)`` text pairs. With ``packed`` and a scorer that has
+    ``token_logprobs_grouped`` (:class:`~lingtest.resources.lm.CausalLMScorer`), each source and its
+    distinct mutants form one group whose shared beginning is run once; else every distinct text is
+    scored on its own (:func:`naturalness_scores`)."""
+    if not packed or not hasattr(scorer, "token_logprobs_grouped"):
+        flat = naturalness_scores(scorer, [a for a, _ in pairs] + [b for _, b in pairs], weight_min=weight_min,
+                                  weight_mean=weight_mean)
+        return list(zip(flat[: len(pairs)], flat[len(pairs):], strict=True))
+    by_source: dict[str, set[str]] = {}
+    for a, b in pairs:
+        by_source.setdefault(a, set()).add(b)
+    groups = [[a, *sorted(by_source[a] - {a})] for a in sorted(by_source)]
+    scored = scorer.token_logprobs_grouped(groups)
+    value: dict[tuple[str, str], float] = {}
+    for g, res in zip(groups, scored, strict=True):
+        for text, r in zip(g, res, strict=True):
+            value[(g[0], text)] = syneval(list(r.logprobs), weight_min=weight_min, weight_mean=weight_mean)
+    return [(value[(a, a)], value[(a, b)]) for a, b in pairs]
+
+
 def filter_mutants(mutants: Sequence[Mutant], *, embedder: TokenEmbedder | None, lm: TokenLogprobScorer,
-                   config: FilterConfig) -> FilterResult:
+                   config: FilterConfig, packed: bool = False) -> FilterResult:
     """Apply both filters; scores go to ``Mutant.scores`` (``semantic``, ``naturalness``,
-    ``naturalness_source``) of every mutant that reached them."""
+    ``naturalness_source``) of every mutant that reached them. ``packed``: score each source with
+    its mutants in one packed group (:func:`naturalness_pairs`)."""
     counts: dict[str, FilterCounts] = {}
     for m in mutants:
         counts.setdefault(m.transformation, FilterCounts()).generated += 1
@@ -122,11 +145,11 @@ def filter_mutants(mutants: Sequence[Mutant], *, embedder: TokenEmbedder | None,
     survivors = [m for m in mutants if id(m) not in dropped]
 
     # naturalness
-    texts = [detokenize(m.source) for m in survivors] + [detokenize(m.tokens) for m in survivors]
-    scores = naturalness_scores(lm, texts, weight_min=config.weight_min, weight_mean=config.weight_mean)
-    n = len(survivors)
+    pairs = [(detokenize(m.source), detokenize(m.tokens)) for m in survivors]
+    scores = naturalness_pairs(lm, pairs, weight_min=config.weight_min, weight_mean=config.weight_mean,
+                               packed=packed)
     kept = []
-    for m, src, new in zip(survivors, scores[:n], scores[n:], strict=True):
+    for m, (src, new) in zip(survivors, scores, strict=True):
         m.scores["naturalness_source"] = round(src, 6)
         m.scores["naturalness"] = round(new, 6)
         if new >= src - float(config.epsilon[m.transformation]):

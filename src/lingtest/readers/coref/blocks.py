@@ -18,9 +18,11 @@ from operator import itemgetter
 from pathlib import Path
 
 from lingtest.errors import InputError
+from lingtest.readers.coref.records import DocumentIds, DuplicateOrder, Duplicates, Malformed, check_options
 from lingtest.readers.textio import read_text
 
-__all__ = ["RawDoc", "LazyLines", "iter_raw", "doc_name_parts", "input_files", "stem", "split_columns"]
+__all__ = ["RawDoc", "LazyLines", "iter_raw", "doc_name_parts", "input_files", "stem", "split_columns",
+           "admitted_documents"]
 
 _DOC_NAME = re.compile(r"^\((.*)\);\s*part\s+(\d+)$")
 _MARKER = re.compile(r"^#[ \t]*(begin|end)[ \t]+document\b([^\n]*)$", re.M)
@@ -110,6 +112,22 @@ def stem(f: Path) -> str:
         if name.endswith(suffix):
             return name[: -len(suffix)]
     return f.stem
+
+
+def admitted_documents(path: str | Path, *, min_columns: int, duplicates: Duplicates, malformed: Malformed,
+                       duplicate_documents: Duplicates | None, duplicate_order: DuplicateOrder
+                       ) -> Iterator[tuple[Path, str, int | None, RawDoc]]:
+    """``(file, document id, part, block)`` of every document block under ``path`` that the
+    duplicate-document check admits: the loop every bracket-column reader starts with. The
+    options are checked first; ``duplicate_documents`` (``None``: as ``duplicates``) says what a
+    document key (id plus part) read twice does."""
+    check_options(duplicates, malformed, duplicate_order)
+    seen = DocumentIds(duplicate_documents or duplicates)
+    for f in input_files(path):
+        for index, raw in enumerate(iter_raw(f, min_columns=min_columns)):
+            doc_id, part = doc_name_parts(raw.name, stem(f), index)
+            if seen.admit(doc_id if part is None else f"{doc_id}#{part}", f, raw.begin_line):
+                yield f, doc_id, part, raw
 
 
 class _SlowPath(Exception):

@@ -5,7 +5,7 @@ Every column is kept: POS -> ``Token.tag``, lemma -> ``Token.lemma``, the parse 
 ``Sentence.tree``, NE bits -> ``Document.entities`` (and IOB2 ``Token.ent``), speaker, frameset,
 sense and argument columns -> ``Sentence.meta``. The number of argument columns differs from
 sentence to sentence (one per predicate), so the column count is checked per sentence. Named
-entity labels are checked against the OntoNotes 5.0 tag set (``ne_labels``), parse trees against
+entity labels are checked against the configured tag set (``ne_labels``: OntoNotes 5.0's 18 types), parse trees against
 ``max_depth``.
 """
 
@@ -17,26 +17,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lingtest.errors import InputError
-from lingtest.readers.coref.blocks import LazyLines, RawDoc, doc_name_parts, input_files, iter_raw, stem
+from lingtest.readers.coref.blocks import LazyLines, RawDoc, admitted_documents
 from lingtest.readers.coref.brackets import decode_coref
-from lingtest.readers.coref.records import (
-    DocumentIds,
-    DuplicateOrder,
-    Duplicates,
-    Malformed,
-    Span,
-    check_options,
-)
-from lingtest.readers.textio import MAX_TREE_DEPTH, guarded, shorten
+from lingtest.readers.coref.records import DuplicateOrder, Duplicates, Malformed, Span
+from lingtest.readers.textio import guarded, shorten
 
 if TYPE_CHECKING:
     from lingtest.data.model import Cluster, Document, Entity, Tree
 
-__all__ = ["ONTONOTES_NE_LABELS", "read_conll2012", "clusters_of", "check_index"]
-
-#: The 18 named-entity types of OntoNotes 5.0 (CoNLL-2012).
-ONTONOTES_NE_LABELS = ("PERSON", "NORP", "FAC", "ORG", "GPE", "LOC", "PRODUCT", "DATE", "TIME", "PERCENT",
-                       "MONEY", "QUANTITY", "ORDINAL", "CARDINAL", "EVENT", "WORK_OF_ART", "LAW", "LANGUAGE")
+__all__ = ["read_conll2012", "clusters_of", "check_index"]
 
 _WORD_ESCAPES = {"/.": ".", "/?": "?"}
 _NUMS: list[str] = []
@@ -72,11 +61,9 @@ def _dash_none(v: str) -> str | None:
 
 
 @guarded("documents")
-def read_conll2012(path: str | Path, *, unescape: bool = True, duplicates: Duplicates = "error",
-                   malformed: Malformed = "error", duplicate_documents: Duplicates | None = None,
-                   ne_labels: Collection[str] | None = ONTONOTES_NE_LABELS,
-                   max_depth: int = MAX_TREE_DEPTH,
-                   duplicate_order: DuplicateOrder = "file") -> Iterator[Document]:
+def read_conll2012(path: str | Path, *, unescape: bool, duplicates: Duplicates, malformed: Malformed,
+                   duplicate_documents: Duplicates | None, ne_labels: Collection[str] | None, max_depth: int,
+                   duplicate_order: DuplicateOrder) -> Iterator[Document]:
     """CoNLL-2012 ``*_conll`` documents (several documents and parts per file), every column kept.
 
     ``Document.id``/``part`` come from ``#begin document (id); part NNN``; ``Sentence.meta`` holds
@@ -85,55 +72,51 @@ def read_conll2012(path: str | Path, *, unescape: bool = True, duplicates: Dupli
     ``/.`` and ``/?`` of conversational data become ``.`` and ``?`` (as e2e-coref's jsonlines).
     ``duplicates`` says what a mention annotated twice does (``error``, ``drop`` the repeat with
     a warning, ``keep``), ``duplicate_documents`` the same for a document key read twice
-    (default: as ``duplicates``). ``ne_labels`` is the named-entity tag set (``None``: any
+    (``None``: as ``duplicates``). ``ne_labels`` is the named-entity tag set (``None``: any
     label); ``max_depth`` bounds the parse-tree nesting.
     ``duplicate_order`` says which occurrence of a mention annotated twice is the first (see
-    :mod:`lingtest.readers.coref.brackets`; ``"file"``, the default here, or ``"reference"``, the
+    :mod:`lingtest.readers.coref.brackets`; ``"file"`` or ``"reference"``, the
     reference scorer's).
     """
     from lingtest.data.model import Document, Sentence, Token
 
-    check_options(duplicates, malformed, duplicate_order)
     labels = frozenset(ne_labels) if ne_labels is not None else None
-    seen = DocumentIds(duplicate_documents or duplicates)
-    for f in input_files(path):
-        for index, raw in enumerate(iter_raw(f, min_columns=12)):
-            doc_id, part = doc_name_parts(raw.name, stem(f), index)
-            if not seen.admit(doc_id if part is None else f"{doc_id}#{part}", f, raw.begin_line):
-                continue
-            sentences: list[Sentence] = []
-            entities: list[Entity] = []
-            for a, cols in zip(raw.sent_starts, raw.sents, strict=True):
-                n = len(cols[0])
-                check_index(cols[2], 0, raw, a, f, "word index")
-                lines = LazyLines(raw, a)
-                words = cols[3]
-                if unescape and ("/." in words or "/?" in words):
-                    words = [_WORD_ESCAPES.get(w, w) for w in words]
-                tokens = list(map(Token, words, [" "] * n, [None] * n, map(_dash_none, cols[4]),
-                                  map(_dash_none, cols[6])))
-                sent_entities, iob = ne_spans(cols[10], lines, f, offset=a, labels=labels)
-                if sent_entities or any(t is not None for t in iob):
-                    for t, tag in zip(tokens, iob, strict=True):
-                        t.ent = tag
-                entities.extend(sent_entities)
-                tree = tree_from_bits(cols[5], cols[4], lines, f, max_depth)
-                meta: dict[str, Any] = {}
-                speakers = cols[9]
-                if len(set(speakers)) == 1:
-                    if speakers[0] not in ("-", "_"):
-                        meta["speaker"] = speakers[0]
-                else:
-                    meta["speakers"] = list(speakers)
-                for key, c in (("frameset", 7), ("sense", 8)):
-                    if any(v not in ("-", "_") for v in cols[c]):
-                        meta[key] = cols[c]
-                if len(cols) > 12:
-                    meta["args"] = cols[11:-1]
-                sentences.append(Sentence(tokens=tokens, tree=tree, meta=meta))
-            ids, spans = decode_coref(raw, f, duplicates, malformed, doc_id, duplicate_order)
-            yield Document(id=doc_id, part=part, sentences=sentences, clusters=clusters_of(ids, spans),
-                           entities=entities)
+    for f, doc_id, part, raw in admitted_documents(path, min_columns=12, duplicates=duplicates, malformed=malformed,
+                                                   duplicate_documents=duplicate_documents,
+                                                   duplicate_order=duplicate_order):
+        sentences: list[Sentence] = []
+        entities: list[Entity] = []
+        for a, cols in zip(raw.sent_starts, raw.sents, strict=True):
+            n = len(cols[0])
+            check_index(cols[2], 0, raw, a, f, "word index")
+            lines = LazyLines(raw, a)
+            words = cols[3]
+            if unescape and ("/." in words or "/?" in words):
+                words = [_WORD_ESCAPES.get(w, w) for w in words]
+            tokens = list(map(Token, words, [" "] * n, [None] * n, map(_dash_none, cols[4]),
+                              map(_dash_none, cols[6])))
+            sent_entities, iob = ne_spans(cols[10], lines, f, offset=a, labels=labels)
+            if sent_entities or any(t is not None for t in iob):
+                for t, tag in zip(tokens, iob, strict=True):
+                    t.ent = tag
+            entities.extend(sent_entities)
+            tree = tree_from_bits(cols[5], cols[4], lines, f, max_depth)
+            meta: dict[str, Any] = {}
+            speakers = cols[9]
+            if len(set(speakers)) == 1:
+                if speakers[0] not in ("-", "_"):
+                    meta["speaker"] = speakers[0]
+            else:
+                meta["speakers"] = list(speakers)
+            for key, c in (("frameset", 7), ("sense", 8)):
+                if any(v not in ("-", "_") for v in cols[c]):
+                    meta[key] = cols[c]
+            if len(cols) > 12:
+                meta["args"] = cols[11:-1]
+            sentences.append(Sentence(tokens=tokens, tree=tree, meta=meta))
+        ids, spans = decode_coref(raw, f, duplicates, malformed, doc_id, duplicate_order)
+        yield Document(id=doc_id, part=part, sentences=sentences, clusters=clusters_of(ids, spans),
+                       entities=entities)
 
 
 # --------------------------------------------------------------------------------------------
@@ -194,7 +177,7 @@ _PARSE_PIECE = re.compile(r"\(([^()*\s_]+)|\*|\)|[_\s]+")
 
 
 def tree_from_bits(bits: Sequence[str], pos: Sequence[str], lines: Sequence[int] | LazyLines, path: Path,
-                   max_depth: int = MAX_TREE_DEPTH) -> Tree | None:
+                   max_depth: int) -> Tree | None:
     """Rebuild a sentence's constituency tree from its CoNLL parse bits (``(TOP(S(NP*``, ``*)``).
 
     Each ``*`` is the token's preterminal, labelled with its POS tag. Underscores, used by some

@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -108,9 +108,19 @@ def _records(path: str | Path, format: str, duplicates: Duplicates, malformed: M
             yield CorefRecord(doc_id, part, len(raw.coref), spans, str(f), raw.begin_line)
 
 
-def read_coref(path: str | Path, format: CorefFormat = "auto", **options: Any) -> Iterator[Document]:
-    """Documents of a coreference file (or directory) in any supported layout."""
+#: layout -> the reader registered for it (:data:`lingtest.readers.READERS`)
+_LAYOUT_READERS = {"conll2012": "conll2012", "ontogum": "ontogum", "jsonlines": "jsonlines", "conll": "conll_coref"}
+
+
+def read_coref(path: str | Path, format: CorefFormat = "auto", *, readers_cfg: Mapping[str, Any] | None = None,
+               **options: Any) -> Iterator[Document]:
+    """Documents of a coreference file (or directory) in any supported layout: each file is read
+    by its layout's reader with the configured options (``readers_cfg``, the ``readers`` config
+    section; default: ``conf/datasets.yaml``'s), ``options`` overriding those the reader takes."""
+    from lingtest.readers.options import configured, readers_config
+
     _check_format(format)
+    cfg = readers_cfg if readers_cfg is not None else readers_config()
     readers: dict[str, Callable[..., Iterator[Document]]] = {
         "conll2012": read_conll2012, "ontogum": read_ontogum, "jsonlines": read_jsonlines,
         "conll": read_conll_coref}
@@ -121,4 +131,4 @@ def read_coref(path: str | Path, format: CorefFormat = "auto", **options: Any) -
     for f in input_files(path):
         fmt = detect_format(f) if format == "auto" else format
         # an option of another layout (e.g. OntoGUM's conllu_dir) does not apply to this file
-        yield from readers[fmt](f, **{k: v for k, v in options.items() if k in accepted[fmt]})
+        yield from configured(_LAYOUT_READERS[fmt], cfg, **{k: v for k, v in options.items() if k in accepted[fmt]})(f)

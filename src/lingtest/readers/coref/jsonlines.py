@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from lingtest.errors import InputError
 from lingtest.readers.coref.blocks import input_files
-from lingtest.readers.coref.conll2012 import ONTONOTES_NE_LABELS
 from lingtest.readers.coref.records import (
     CorefWarning,
     DocumentIds,
@@ -39,16 +38,15 @@ _PART = re.compile(r"^(.*)_(\d+)$")
 
 
 @guarded("documents")
-def read_jsonlines(path: str | Path, *, part_suffix: bool = False, duplicates: Duplicates = "error",
-                   malformed: Malformed = "error", duplicate_documents: Duplicates | None = None,
-                   ne_labels: Collection[str] | None = ONTONOTES_NE_LABELS,
-                   duplicate_order: DuplicateOrder = "file") -> Iterator[Document]:
+def read_jsonlines(path: str | Path, *, part_suffix: bool, duplicates: Duplicates, malformed: Malformed,
+                   duplicate_documents: Duplicates | None, ne_labels: Collection[str] | None,
+                   duplicate_order: DuplicateOrder) -> Iterator[Document]:
     """e2e-coref jsonlines documents (see the module docstring).
 
     ``Document.id`` is the ``doc_key``; with ``part_suffix`` a trailing ``_<n>`` (as in
     ``bc/cnn/00/cnn_0004_0``) becomes the part number. ``duplicates``/``malformed`` as for the
     CoNLL readers (``malformed="warn"`` skips a mention outside the document or not
-    ``[start, end]`` with a warning); ``duplicate_documents`` (default: as ``duplicates``) for a
+    ``[start, end]`` with a warning); ``duplicate_documents`` (``None``: as ``duplicates``) for a
     ``doc_key`` read twice; ``ne_labels=None`` accepts any NE label. A mention given twice keeps
     its first occurrence in the object (clusters in order, then mentions in order), which is both
     the reference scorer's and the file's order, so ``duplicate_order`` changes nothing here.
@@ -61,8 +59,7 @@ def read_jsonlines(path: str | Path, *, part_suffix: bool = False, duplicates: D
 
 
 def iter_jsonlines(f: Path, part_suffix: bool, duplicates: Duplicates, malformed: Malformed,
-                   seen: DocumentIds | None = None,
-                   ne_labels: Collection[str] | None = ONTONOTES_NE_LABELS) -> Iterator[tuple[int, Document]]:
+                   seen: DocumentIds | None, ne_labels: Collection[str] | None) -> Iterator[tuple[int, Document]]:
     """``(line, Document)`` for every object of one jsonlines file; a file without any is an error."""
     from lingtest.data.model import Cluster, Document, Entity, Mention, Sentence, Token
 

@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lingtest.errors import InputError
-from lingtest.readers.coref.blocks import RawDoc, doc_name_parts, input_files, iter_raw, stem
+from lingtest.readers.coref.blocks import RawDoc, admitted_documents
 from lingtest.readers.coref.brackets import decode_coref
 from lingtest.readers.coref.conll2012 import check_index, clusters_of
-from lingtest.readers.coref.records import DocumentIds, DuplicateOrder, Duplicates, Malformed, check_options
+from lingtest.readers.coref.records import DuplicateOrder, Duplicates, Malformed
 from lingtest.readers.textio import guarded, read_lines
 
 if TYPE_CHECKING:
@@ -22,10 +22,8 @@ __all__ = ["read_ontogum", "sentences_from_conllu"]
 
 
 @guarded("documents")
-def read_ontogum(path: str | Path, conllu_dir: str | Path | None = None, *,
-                 duplicates: Duplicates = "error", malformed: Malformed = "error",
-                 duplicate_documents: Duplicates | None = None,
-                 duplicate_order: DuplicateOrder = "file") -> Iterator[Document]:
+def read_ontogum(path: str | Path, *, conllu_dir: str | Path | None, duplicates: Duplicates, malformed: Malformed,
+                 duplicate_documents: Duplicates | None, duplicate_order: DuplicateOrder) -> Iterator[Document]:
     """OntoGUM 3-column coreference files (``index token coref``), one document per file.
 
     The document id is the file name (the files leave the name after ``# begin document`` empty).
@@ -38,33 +36,28 @@ def read_ontogum(path: str | Path, conllu_dir: str | Path | None = None, *,
     The released OntoGUM has one stray closing bracket (``GENTLE_poetry_road``) and nine mentions
     annotated in two clusters (``GENTLE_poetry_raven``, ``GUM_bio_emperor``, ...): read the whole
     corpus with ``malformed="warn", duplicates="drop"`` (each flaw is reported as a warning).
-    ``duplicate_documents`` says what a document read twice does (default: as ``duplicates``).
+    ``duplicate_documents`` says what a document read twice does (``None``: as ``duplicates``).
     ``duplicate_order`` says which occurrence of a mention annotated twice is the first (see
-    :mod:`lingtest.readers.coref.brackets`; ``"file"``, the default here, or ``"reference"``, the
-    reference scorer's).
+    :mod:`lingtest.readers.coref.brackets`; ``"file"`` or ``"reference"``, the reference scorer's).
     """
     from lingtest.data.model import Document, Sentence, Token
 
-    check_options(duplicates, malformed, duplicate_order)
-    seen = DocumentIds(duplicate_documents or duplicates)
-    for f in input_files(path):
-        for index, raw in enumerate(iter_raw(f, min_columns=3)):
-            doc_id, part = doc_name_parts(raw.name, stem(f), index)
-            if not seen.admit(doc_id if part is None else f"{doc_id}#{part}", f, raw.begin_line):
-                continue
-            words: list[str] = []
-            for a, cols in zip(raw.sent_starts, raw.sents, strict=True):
-                if len(cols) != 3:
-                    raise InputError(f"OntoGUM lines have 3 columns (index, token, coref), found "
-                                     f"{len(cols)}", path=f, line=raw.lines[a])
-                check_index(cols[0], a, raw, a, f, "index")
-                words.extend(cols[1])
-            if conllu_dir is not None:
-                sentences = sentences_from_conllu(Path(conllu_dir) / f"{doc_id}.conllu", words, f, raw)
-            else:
-                sentences = [Sentence(tokens=list(map(Token, words)))] if words else []
-            ids, spans = decode_coref(raw, f, duplicates, malformed, doc_id, duplicate_order)
-            yield Document(id=doc_id, part=part, sentences=sentences, clusters=clusters_of(ids, spans))
+    for f, doc_id, part, raw in admitted_documents(path, min_columns=3, duplicates=duplicates, malformed=malformed,
+                                                   duplicate_documents=duplicate_documents,
+                                                   duplicate_order=duplicate_order):
+        words: list[str] = []
+        for a, cols in zip(raw.sent_starts, raw.sents, strict=True):
+            if len(cols) != 3:
+                raise InputError(f"OntoGUM lines have 3 columns (index, token, coref), found "
+                                 f"{len(cols)}", path=f, line=raw.lines[a])
+            check_index(cols[0], a, raw, a, f, "index")
+            words.extend(cols[1])
+        if conllu_dir is not None:
+            sentences = sentences_from_conllu(Path(conllu_dir) / f"{doc_id}.conllu", words, f, raw)
+        else:
+            sentences = [Sentence(tokens=list(map(Token, words)))] if words else []
+        ids, spans = decode_coref(raw, f, duplicates, malformed, doc_id, duplicate_order)
+        yield Document(id=doc_id, part=part, sentences=sentences, clusters=clusters_of(ids, spans))
 
 
 def sentences_from_conllu(conllu: Path, words: list[str], coref_path: Path, raw: RawDoc) -> list[Sentence]:

@@ -43,13 +43,14 @@ def clusters_from_fastcoref(clusters: Sequence[Sequence[Sequence[int]]], n_token
 
 class FastCorefSystem(CorefSystem):
     """fastcoref's ``FCoref`` or ``LingMessCoref``. ``model``: class name; ``model_path``: hub id
-    or local folder (default: the class's own hub model); ``device``: ``auto``/``cpu``/``cuda``;
-    ``max_tokens_in_batch``: fastcoref's dynamic batch size."""
+    or local folder (``None``: the class's own hub model); ``device``: ``auto``/``cpu``/``cuda``;
+    ``max_tokens_in_batch``: fastcoref's dynamic batch size. All required (values in
+    ``conf/systems/default.yaml``)."""
 
     name = "fastcoref"
 
-    def __init__(self, model: str = "FCoref", model_path: str | None = None, device: str = "auto",
-                 max_tokens_in_batch: int = 10000, keep_singletons: bool = False) -> None:
+    def __init__(self, *, model: str, model_path: str | None, device: str, max_tokens_in_batch: int,
+                 keep_singletons: bool) -> None:
         if model not in MODELS:
             raise ValueError(f"fastcoref model must be one of {sorted(MODELS)}, not {model!r}")
         self.model = model

@@ -42,12 +42,12 @@ def clusters_from_maverick(result: Mapping[str, Any] | Sequence[Sequence[Sequenc
 
 class MaverickSystem(CorefSystem):
     """Maverick. ``model``: hub id or local checkpoint; ``device``: ``auto``/``cpu``/``cuda``;
-    ``singletons``: ask Maverick for singletons (kept on output only with ``keep_singletons``)."""
+    ``singletons``: ask Maverick for singletons (kept on output only with ``keep_singletons``). All
+    required (values in ``conf/systems/default.yaml``)."""
 
     name = "maverick"
 
-    def __init__(self, model: str = "sapienzanlp/maverick-mes-ontonotes", device: str = "auto",
-                 singletons: bool = False, keep_singletons: bool = False) -> None:
+    def __init__(self, *, model: str, device: str, singletons: bool, keep_singletons: bool) -> None:
         self.model = model
         self.device = device
         self.singletons = bool(singletons)

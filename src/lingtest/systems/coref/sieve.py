@@ -30,8 +30,6 @@ from lingtest.systems.coref.sieves import (
     antecedent_class_of,
 )
 
-DEFAULT_SIEVES: tuple[str, ...] = tuple(SIEVES)
-
 
 def candidate_order(m: MentionCand, mentions: Sequence[MentionCand], *, max_sentence_distance: int | None = None,
                     by_sentence: dict[int, list[MentionCand]] | None = None) -> list[MentionCand]:
@@ -65,8 +63,8 @@ def candidate_order(m: MentionCand, mentions: Sequence[MentionCand], *, max_sent
     return out
 
 
-def resolve_mentions(pd: ParsedDoc, mentions: list[MentionCand], sieves: Sequence[str] = DEFAULT_SIEVES, *,
-                     max_pronoun_distance: int = 3, max_sentence_distance: int | None = None,
+def resolve_mentions(pd: ParsedDoc, mentions: list[MentionCand], sieves: Sequence[str], *,
+                     max_pronoun_distance: int, max_sentence_distance: int | None,
                      ) -> tuple[ClusterState, set[int]]:
     """Run the sieves; returns the final cluster state and the indices of construct anaphors
     (appositives, predicate nominals, relative pronouns) linked by a precise-construct sieve."""
@@ -115,18 +113,18 @@ class SieveResolver(CorefSystem):
     mentions linked only by the precise-construct sieves, as OntoNotes does not mark them),
     ``max_pronoun_distance`` (sentences back a third-person pronoun looks), ``max_sentence_distance``
     (for nominal mentions, ``None`` = whole document), ``use_wordnet`` (WordNet animacy of common
-    nouns), ``parser``/``parser_options`` (used only for unparsed input), ``progress`` (a progress
-    bar over documents; not part of the cache key).
+    nouns), ``parser``/``parser_options`` (used only for unparsed input); all required. Not options
+    of the configuration: ``animacy_lexicon`` (a lexicon to use instead of WordNet's, for tests) and
+    ``progress`` (a progress bar over documents; not part of the cache key).
     """
 
     name = "sieve"
 
-    def __init__(self, sieves: Sequence[str] | None = None, keep_singletons: bool = False,
-                 remove_constructs: bool = True, max_pronoun_distance: int = 3,
-                 max_sentence_distance: int | None = None, use_wordnet: bool = True,
-                 parser: str = "spacy", parser_options: dict[str, Any] | None = None,
-                 animacy_lexicon: F.AnimacyLexicon | None = None, progress: bool = False) -> None:
-        self.sieves = tuple(sieves) if sieves is not None else DEFAULT_SIEVES
+    def __init__(self, *, sieves: Sequence[str], keep_singletons: bool, remove_constructs: bool,
+                 max_pronoun_distance: int, max_sentence_distance: int | None, use_wordnet: bool, parser: str,
+                 parser_options: dict[str, Any] | None, animacy_lexicon: F.AnimacyLexicon | None = None,
+                 progress: bool = False) -> None:
+        self.sieves = tuple(sieves)
         unknown = [s for s in self.sieves if s not in SIEVES]
         if unknown:
             raise InputError(f"unknown sieve(s) {unknown}; known: {', '.join(SIEVES)}", field="sieves")

@@ -191,15 +191,16 @@ def restore_lexicon(lex: Any, state: dict[str, Any]) -> None:
 class XrennerSystem(CorefSystem):
     """xrenner over our spaCy parse. ``on_error``: ``"raise"`` or ``"empty"`` (log the failure and
     predict no clusters for that document, so one bad parse does not stop a long run);
-    ``force_single_type_chains``: see :func:`load_xrenner` (off by default: works around a crash)."""
+    ``force_single_type_chains``: see :func:`load_xrenner` (off in the config: works around a crash).
+    Every option but ``progress`` (a progress bar, not part of the cache key) is required: the
+    values are in ``conf/systems/default.yaml``."""
 
     name = "xrenner"
     version = "2"  # 2: the lexicon is reset before each document (predictions no longer depend on order)
 
-    def __init__(self, model: str = "eng", rule_based: bool = True, no_seq: bool = True,
-                 keep_singletons: bool = False, parser: str = "spacy",
-                 parser_options: dict[str, Any] | None = None, on_error: str = "empty",
-                 force_single_type_chains: bool | None = False, progress: bool = False) -> None:
+    def __init__(self, *, model: str, rule_based: bool, no_seq: bool, keep_singletons: bool, parser: str,
+                 parser_options: dict[str, Any] | None, on_error: str, force_single_type_chains: bool | None,
+                 progress: bool = False) -> None:
         if on_error not in ("raise", "empty"):
             raise ValueError(f"on_error must be 'raise' or 'empty', not {on_error!r}")
         self.model = model

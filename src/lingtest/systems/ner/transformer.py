@@ -17,36 +17,20 @@ fine-tunes from the packaged MiniLM, CoNLL scheme). A local checkpoint's weights
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from lingtest.data.model import Entity
 from lingtest.errors import MissingResourceError
+from lingtest.resources.finetuning import checkpoint_fingerprint
 from lingtest.systems.ner.base import NERSystem, Tokens
 from lingtest.systems.ner.spans import tags_to_entities
 
 AGGREGATIONS = ("first", "average")
-_WEIGHT_FILES = ("config.json", "model.safetensors", "pytorch_model.bin")
 
-
-def checkpoint_fingerprint(folder: str | Path) -> str:
-    """sha256 over a checkpoint folder's config and weight files (name and content)."""
-    folder = Path(folder)
-    h = hashlib.sha256()
-    found = False
-    for name in _WEIGHT_FILES + tuple(sorted(p.name for p in folder.glob("model-*.safetensors"))):
-        path = folder / name
-        if path.is_file():
-            found = True
-            h.update(name.encode())
-            with path.open("rb") as fh:
-                for block in iter(lambda: fh.read(1 << 20), b""):
-                    h.update(block)
-    if not found:
-        raise MissingResourceError(f"{folder} holds no Hugging Face checkpoint (config.json, model weights)")
-    return h.hexdigest()
+__all__ = ["AGGREGATIONS", "HFTokenClassificationSystem", "MiniLMNERSystem", "checkpoint_fingerprint",
+           "load_token_classifier", "predict_word_tags"]
 
 
 def load_token_classifier(model: str, *, revision: str | None, device: str) -> tuple[Any, Any]:

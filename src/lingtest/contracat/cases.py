@@ -1,0 +1,39 @@
+"""ContraCAT examples as :class:`~lingtest.data.model.TestCase` records with the ``contrastive``
+expectation: the source payload holds the three candidates in m, f, n order, ``reference`` is the
+index of the gold gender. A prior template has no correct answer: its cases name the masculine
+candidate (index 0) by convention, carry ``meta.prior = true`` and are graded only as distributions
+of the chosen genders (:mod:`lingtest.contracat.evaluate`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from lingtest.contracat.generate import TemplateExample
+from lingtest.contracat.vocabulary import GENDERS
+from lingtest.data.model import Provenance, TestCase
+
+TECHNIQUE = "contracat"
+RELATION = "pronoun-choice"
+
+
+def make_case(template: str, index: int, ex: TemplateExample) -> TestCase:
+    gold = ex.label in GENDERS
+    meta: dict[str, Any] = {"template": template, "index": index, "label": ex.label, "prior": not gold}
+    if ex.position is not None:
+        meta["position"] = ex.position
+    return TestCase(
+        technique=TECHNIQUE,
+        relation=RELATION,
+        source={"source": ex.en, "candidates": list(ex.de), "source_context": ex.en_context,
+                "target_context": ex.de_context},
+        followup=None,
+        expected={"name": "contrastive", "reference": GENDERS.index(ex.label) if gold else 0},
+        provenance=Provenance(seed_id=f"{template}#{index}", transformation=template,
+                              params=dict(ex.bindings)),
+        meta=meta,
+    )
+
+
+def make_cases(template: str, examples: Sequence[TemplateExample], indices: Sequence[int]) -> list[TestCase]:
+    return [make_case(template, i, examples[i]) for i in indices]

@@ -1,0 +1,74 @@
+"""Where the heavy work runs: the ``executor`` config group (``conf/executor/``).
+
+- ``executor=local`` (the default): everything in the stage's own process, as it always did
+  (:class:`lingtest.systems.cache.InProcess` for system inference, :func:`lingtest.crest.stages.generate_all`
+  for CREST generation). Ray is never imported.
+- ``executor=ray``: system inference as Ray Data ``map_batches`` over a pool of actors, each building
+  the system once (:mod:`.ray_inference`; the prediction cache stays with the driver, which validates
+  and stores each batch as it arrives), and CREST test-case generation partitioned by source, each
+  partition a call on a pool of generator actors (:mod:`.ray_crest`). Results are identical to the local
+  executor: the same batches (CREST: the same lockstep waves of sources) are computed by the same code,
+  only elsewhere.
+
+:func:`init_ray` connects to a cluster (``executor.address``, else ``$RAY_ADDRESS``) or starts a local
+one, with Ray's usage statistics off unless the user set ``RAY_USAGE_STATS_ENABLED``.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from lingtest.errors import ConfigError, MissingResourceError
+
+EXECUTORS = ("local", "ray")
+
+
+def executor_options(cfg: Any) -> dict[str, Any]:
+    """The composed ``executor`` group as a plain dict (a partial config without it: local)."""
+    from lingtest.config import to_plain
+
+    ex = to_plain(cfg.get("executor")) if hasattr(cfg, "get") else None
+    ex = dict(ex or {"name": "local"})
+    if ex.get("name") not in EXECUTORS:
+        raise ConfigError(f"executor.name must be one of {EXECUTORS}, got {ex.get('name')!r}")
+    return ex
+
+
+def import_ray() -> Any:
+    try:
+        import ray
+    except ImportError as exc:
+        raise MissingResourceError("executor=ray needs Ray: pip install 'ray[data]'") from exc
+    return ray
+
+
+def init_ray(options: dict[str, Any]) -> Any:
+    """Ray, initialised: an existing connection is kept; else ``options['address']`` (or
+    ``$RAY_ADDRESS``) is joined, or a local cluster with ``options['num_cpus']`` CPUs is started."""
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # nothing leaves the machine unasked
+    ray = import_ray()
+    if not ray.is_initialized():
+        address = options.get("address") or os.environ.get("RAY_ADDRESS") or None
+        kwargs: dict[str, Any] = {"address": address, "include_dashboard": False, "log_to_driver": True,
+                                  "configure_logging": False}
+        if address is None and options.get("num_cpus") is not None:
+            kwargs["num_cpus"] = int(options["num_cpus"])
+        ray.init(**kwargs)
+    return ray
+
+
+def pool_size(ray: Any, options: dict[str, Any], key: str) -> int:
+    """Actors in a pool: ``options[key]['actors']`` when set, else as many as the cluster's GPUs (actors
+    that take GPUs) or CPU slots hold, at least one."""
+    part = options[key]
+    if part.get("actors") is not None:
+        n = int(part["actors"])
+        if n < 1:
+            raise ConfigError(f"executor.{key}.actors must be >= 1 or null, got {n}")
+        return n
+    res = ray.cluster_resources()
+    gpus, cpus = float(part.get("gpus_per_actor") or 0), float(part.get("cpus_per_actor") or 1)
+    if gpus > 0:
+        return max(1, int(res.get("GPU", 0) // gpus))
+    return max(1, int(res.get("CPU", 1) // cpus))

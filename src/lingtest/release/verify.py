@@ -1,0 +1,168 @@
+"""Check a release: its checksums, and (``--regenerate``) that the suite regenerates byte for byte.
+
+Regeneration clones the project at the recorded commit into a temporary folder (``git clone
+--shared``: the original checkout is not touched), writes the recorded composed config as
+``params.yaml``, points DVC at the original checkout's cache (upstream outputs are checked out from it
+instead of recomputed when their inputs are unchanged), links the data folders outside the repository
+that the pipeline reads (``../shared/data``) at the same relative place, runs ``dvc repro STAGE``
+with the clone's own code first on ``PYTHONPATH`` (forced, without DVC's run cache: the stage really
+runs again), and compares the suite's sha256.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lingtest.errors import InputError, LingtestError
+from lingtest.release.freeze import CHECKSUMS, read_provenance
+from lingtest.release.provenance import sha256_file
+
+
+@dataclass
+class ChecksumReport:
+    checked: int = 0
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems and self.checked > 0
+
+
+def verify_checksums(directory: Path) -> ChecksumReport:
+    """Every file listed in ``checksums.sha256`` exists with that sha256, and no other file is there."""
+    report = ChecksumReport()
+    listing = directory / CHECKSUMS
+    if not listing.is_file():
+        raise InputError("not a release: no checksums.sha256", path=directory)
+    listed: set[str] = set()
+    for lineno, line in enumerate(listing.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        digest, sep, name = line.partition("  ")
+        if not sep or len(digest) != 64 or not name:
+            raise InputError("expected '<sha256>  <path>'", path=listing, line=lineno)
+        if Path(name).is_absolute() or ".." in Path(name).parts:
+            raise InputError(f"path {name!r} leaves the release", path=listing, line=lineno)
+        listed.add(name)
+        p = directory / name
+        if not p.is_file():
+            report.problems.append(f"missing: {name}")
+            continue
+        report.checked += 1
+        if sha256_file(p) != digest:
+            report.problems.append(f"checksum mismatch: {name}")
+    for p in sorted(directory.rglob("*")):
+        rel = p.relative_to(directory).as_posix()
+        if p.is_file() and rel != CHECKSUMS and rel not in listed:
+            report.problems.append(f"not listed in checksums.sha256: {rel}")
+    return report
+
+
+@dataclass(frozen=True)
+class Regeneration:
+    stage: str
+    commit: str
+    expected_sha256: str
+    regenerated_sha256: str
+    workdir: Path | None  # kept for inspection when asked, else None (removed)
+
+    @property
+    def identical(self) -> bool:
+        return self.expected_sha256 == self.regenerated_sha256
+
+
+def _run(cmd: list[str], cwd: Path, env: dict[str, str] | None = None) -> None:
+    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
+    if proc.returncode != 0:
+        tail = (proc.stdout + proc.stderr).strip()[-3000:]
+        raise LingtestError(f"`{' '.join(cmd)}` failed in {cwd} (exit {proc.returncode}):\n{tail}")
+
+
+def _dvc_cache_dir(root: Path) -> Path:
+    proc = subprocess.run([sys.executable, "-m", "dvc", "cache", "dir"], cwd=root, capture_output=True, text=True)
+    out = proc.stdout.strip()
+    return Path(out) if proc.returncode == 0 and out else root / ".dvc" / "cache"
+
+
+def link_outside_inputs(paths: list[str], root: Path, clone: Path) -> None:
+    """For each dependency outside the repository (``../shared/data``), a symlink at the same place
+    relative to ``clone`` (inside the temporary folder) to the folder the original checkout reads."""
+    for rel in paths:
+        if not rel.startswith("../"):
+            continue
+        link = Path(os.path.normpath(clone / rel))
+        if clone.parent not in link.parents:
+            raise LingtestError(f"dependency {rel} lies more than one level above the repository; "
+                                "regenerate by hand")
+        source = (root / rel).resolve()
+        if link.exists() or link.is_symlink():
+            continue
+        link.parent.mkdir(parents=True, exist_ok=True)
+        link.symlink_to(source, target_is_directory=source.is_dir())
+
+
+def _missing_upstream(clone: Path, stage: str) -> list[str]:
+    """Stages (from the clone's dvc.lock) whose outputs ``stage`` reads and that are not in the clone."""
+    from lingtest.release.provenance import producing_stage, read_lock
+
+    stages = read_lock(clone)
+    out = []
+    for dep in stages.get(stage, {}).get("deps", []) or []:
+        path = str(dep.get("path"))
+        if not path.startswith("../") and not (clone / path).exists():
+            producer = producing_stage(stages, path)
+            if producer and producer not in out:
+                out.append(producer)
+    return out
+
+
+def regenerate(release_dir: Path, root: Path, *, keep: bool = False) -> Regeneration:
+    """Regenerate the release's suite at its recorded commit and config; see the module docstring."""
+    import yaml
+
+    prov = read_provenance(release_dir)
+    pipe = prov.get("pipeline")
+    if not pipe:
+        raise LingtestError("the release records no DVC stage (its suite was not a dvc.lock output): "
+                            "it cannot be regenerated")
+    commit = str(prov["git"]["commit"])
+    if prov["git"].get("dirty"):
+        print(f"warning: the release was made from a dirty working tree at {commit[:12]}; "
+              "uncommitted changes are not reproduced", file=sys.stderr)
+    suite_rel = str(prov["suite"]["path"])
+    work = Path(tempfile.mkdtemp(prefix="lingtest-verify-"))
+    clone = work / "repo"
+    try:
+        _run(["git", "clone", "--quiet", "--no-checkout", "--shared", str(root), str(clone)], cwd=work)
+        _run(["git", "-c", "advice.detachedHead=false", "checkout", "--quiet", "--detach", commit], cwd=clone)
+        (clone / "params.yaml").write_text(yaml.safe_dump(prov["config"], sort_keys=False, allow_unicode=True),
+                                           encoding="utf-8")
+        _run([sys.executable, "-m", "dvc", "config", "--local", "cache.dir", str(_dvc_cache_dir(root))], cwd=clone)
+        link_outside_inputs(list(pipe.get("dependencies", {})), root, clone)
+        env = dict(os.environ)
+        src = clone / "src"
+        env["PYTHONPATH"] = os.pathsep.join([str(src)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+        env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+        env.pop("DVC_ROOT", None)
+        dvc = [sys.executable, "-m", "dvc"]
+        # upstream outputs from the shared cache (or recomputed where the cache lacks them), then the
+        # suite's stage itself, forced and without DVC's run cache, so that it really runs again
+        subprocess.run([*dvc, "checkout", "--quiet"], cwd=clone, env=env, capture_output=True)
+        for upstream in _missing_upstream(clone, str(pipe["stage"])):
+            _run([*dvc, "repro", "--quiet", upstream], cwd=clone, env=env)
+        _run([*dvc, "repro", "--quiet", "--force", "--single-item", "--no-run-cache", str(pipe["stage"])],
+             cwd=clone, env=env)
+        out = clone / suite_rel
+        if not out.is_file():
+            raise LingtestError(f"dvc repro {pipe['stage']} did not write {suite_rel}")
+        got = sha256_file(out)
+    finally:
+        if not keep:
+            shutil.rmtree(work, ignore_errors=True)
+    return Regeneration(str(pipe["stage"]), commit, str(prov["suite"]["sha256"]), got, work if keep else None)

@@ -1,0 +1,198 @@
+"""What every fine-tuning in lingtest shares: seeding, the seeded epoch batching, padding a batch,
+AdamW with a linear schedule, the training loop, the torch thread setting and the fingerprint of a
+saved checkpoint. Used by the NER trainer (:mod:`lingtest.tin.train_ner`) and the text-classifier
+trainer (:mod:`lingtest.s2lct.training`); the systems that load their checkpoints hash them with
+:func:`checkpoint_fingerprint`, so retraining invalidates cached predictions.
+
+Every function here is deterministic given its arguments (and torch's own determinism on the
+device): the data order of an epoch depends only on ``(seed, epoch)``, never on what ran before.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import fields
+from pathlib import Path
+from typing import Any
+
+from lingtest.errors import ConfigError, MissingResourceError
+
+__all__ = ["GROUP_BATCHES", "IGNORE", "adamw_with_linear_schedule", "checkpoint_fingerprint",
+           "collate", "config_from_mapping", "epoch_batches", "fit", "seed_everything", "torch_threads"]
+
+IGNORE = -100  # the label torch's cross-entropy ignores
+GROUP_BATCHES = 50  # group_by_length: examples are sorted by length within runs of this many batches
+_WEIGHT_FILES = ("config.json", "model.safetensors", "pytorch_model.bin")
+
+
+def seed_everything(seed: int) -> None:
+    """Seed ``random``, ``numpy`` and ``torch`` (CPU and every CUDA device)."""
+    import numpy as np
+    import torch
+
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+
+
+def epoch_batches(lengths: Sequence[int], batch_size: int, seed: int, epoch: int,
+                  group_by_length: bool) -> list[list[int]]:
+    """The training batches (example indices) of one epoch, a function of its arguments only: a
+    permutation drawn from a generator seeded with ``(seed, epoch)``, cut into batches. With
+    ``group_by_length`` each run of ``GROUP_BATCHES * batch_size`` permuted examples is sorted by length
+    (ties keep the permuted order) before it is cut, and the batches are then put in a random order of
+    the same generator: far less padding (on CoNLL-2003 about 2.5x fewer subword positions per batch on
+    the CPU) with batches that still differ every epoch."""
+    import numpy as np
+
+    rng = np.random.default_rng([seed, epoch])
+    order = [int(i) for i in rng.permutation(len(lengths))]
+    if not group_by_length:
+        return [order[i:i + batch_size] for i in range(0, len(order), batch_size)]
+    run = GROUP_BATCHES * batch_size
+    batches: list[list[int]] = []
+    for c in range(0, len(order), run):
+        part = sorted(order[c:c + run], key=lambda i: lengths[i])
+        batches.extend(part[i:i + batch_size] for i in range(0, len(part), batch_size))
+    return [batches[int(i)] for i in rng.permutation(len(batches))]
+
+
+def collate(examples: Sequence[Mapping[str, Any]], pad_id: int) -> dict[str, Any]:
+    """One batch of tokenised examples as long tensors: list fields are right-padded to the longest
+    (``input_ids`` with ``pad_id``, ``labels`` with :data:`IGNORE`, anything else with 0); scalar
+    fields (a sequence label) become a 1-d tensor."""
+    import torch
+
+    width = max(len(e["input_ids"]) for e in examples)
+    batch: dict[str, Any] = {}
+    for key in examples[0]:
+        if not isinstance(examples[0][key], list):
+            batch[key] = torch.tensor([e[key] for e in examples], dtype=torch.long)
+            continue
+        fill = IGNORE if key == "labels" else pad_id if key == "input_ids" else 0
+        rows = [e[key] + [fill] * (width - len(e[key])) for e in examples]
+        batch[key] = torch.tensor(rows, dtype=torch.long)
+    return batch
+
+
+def adamw_with_linear_schedule(net: Any, *, learning_rate: float, weight_decay: float, warmup_ratio: float,
+                               total_steps: int) -> tuple[Any, Any]:
+    """AdamW (no weight decay on biases and LayerNorm weights) and a linear warm-up over
+    ``warmup_ratio`` of ``total_steps``, then linear decay to 0."""
+    import torch
+    from transformers import get_linear_schedule_with_warmup
+
+    decay = [p for n, p in net.named_parameters() if not n.endswith("bias") and "LayerNorm" not in n]
+    no_decay = [p for n, p in net.named_parameters() if n.endswith("bias") or "LayerNorm" in n]
+    optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": weight_decay},
+                                   {"params": no_decay, "weight_decay": 0.0}], lr=learning_rate)
+    scheduler = get_linear_schedule_with_warmup(optimizer, int(warmup_ratio * total_steps), total_steps)
+    return optimizer, scheduler
+
+
+def fit(net: Any, examples: Sequence[Mapping[str, Any]], schedule: Sequence[Sequence[Sequence[int]]], *,
+        pad_id: int, optimizer: Any, scheduler: Any, max_grad_norm: float, device: str, name: str,
+        on_epoch: Callable[[int, float], None] | None = None) -> list[float]:
+    """Train ``net`` (a Hugging Face model that returns ``.loss`` given ``labels``) over the batches of
+    ``schedule`` (one list of index batches per epoch, :func:`epoch_batches`), clipping gradients to
+    ``max_grad_norm``; returns the mean training loss of every epoch. ``on_epoch(epoch, loss)`` is
+    called after each epoch (logging)."""
+    import torch
+
+    from lingtest.progress import progress
+
+    losses = []
+    for epoch, batches in enumerate(schedule):
+        net.train()
+        loss_sum = 0.0
+        for indices in progress(batches, f"{name} epoch {epoch + 1}/{len(schedule)}"):
+            batch = collate([examples[i] for i in indices], pad_id)
+            loss = net(**{k: v.to(device) for k, v in batch.items()}).loss
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(net.parameters(), max_grad_norm)
+            optimizer.step()
+            scheduler.step()
+            optimizer.zero_grad(set_to_none=True)
+            loss_sum += float(loss.detach())
+        losses.append(loss_sum / len(batches))
+        if on_epoch is not None:
+            on_epoch(epoch, losses[-1])
+    return losses
+
+
+@contextmanager
+def torch_threads(spec: Any) -> Iterator[int]:
+    """Set torch's CPU threads from a config value (:func:`~lingtest.resources.threads.resolve_threads`:
+    ``auto``, an integer or ``None`` for torch's default) and restore the previous setting on exit;
+    yields the thread count in effect."""
+    import torch
+
+    from lingtest.resources.threads import resolve_threads
+
+    threads = resolve_threads(spec)
+    before = torch.get_num_threads()
+    if threads is not None:
+        torch.set_num_threads(threads)
+    try:
+        yield torch.get_num_threads()
+    finally:
+        torch.set_num_threads(before)
+
+
+def checkpoint_fingerprint(folder: str | Path) -> str:
+    """sha256 over a checkpoint folder's config and weight files (name and content)."""
+    folder = Path(folder)
+    h = hashlib.sha256()
+    found = False
+    for name in _WEIGHT_FILES + tuple(sorted(p.name for p in folder.glob("model-*.safetensors"))):
+        path = folder / name
+        if path.is_file():
+            found = True
+            h.update(name.encode())
+            with path.open("rb") as fh:
+                for block in iter(lambda: fh.read(1 << 20), b""):
+                    h.update(block)
+    if not found:
+        raise MissingResourceError(f"{folder} holds no Hugging Face checkpoint (config.json, model weights)")
+    return h.hexdigest()
+
+
+def config_from_mapping(cls: Any, data: Any, where: str) -> Any:
+    """A frozen trainer-config dataclass from a config section: every field, nothing else, each of its
+    annotated kind (``int``, ``float``, ``str``, ``bool``; an int is accepted for a float; ``threads``
+    is ``'auto'``, a positive integer or null; an ``int | None`` field takes null). Errors name
+    ``where``."""
+    from lingtest.config import to_plain
+
+    data = to_plain(data)
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"{where} must be a mapping")
+    names = {f.name: str(f.type) for f in fields(cls)}
+    unknown = sorted(set(data) - set(names))
+    missing = sorted(set(names) - set(data))
+    if unknown or missing:
+        raise ConfigError(f"{where}: unknown key(s) {unknown}, missing key(s) {missing}")
+    kinds = {"int": int, "float": float, "str": str, "bool": bool}
+    values = {}
+    for name, typ in names.items():
+        v = data[name]
+        if name == "threads":
+            positive = isinstance(v, int) and not isinstance(v, bool) and v >= 1
+            if v is not None and str(v) != "auto" and not positive:
+                raise ConfigError(f"{where}.threads must be 'auto', a positive integer or null, "
+                                  f"got {v!r}")
+            values[name] = v
+            continue
+        optional = typ.endswith(" | None")
+        if optional and v is None:
+            values[name] = None
+            continue
+        kind = kinds[typ.removesuffix(" | None")]
+        accepted = (int, float) if kind is float else kind
+        if (isinstance(v, bool) and kind is not bool) or not isinstance(v, accepted):
+            raise ConfigError(f"{where}.{name} must be a {kind.__name__}, got {v!r}")
+        values[name] = kind(v)
+    return cls(**values)

@@ -1,0 +1,138 @@
+"""Filling S2LCT's masks: a (word, PTB tag) lexicon ranked in context by a causal LM (offline), or
+a masked LM (hub), both behind the shared :class:`~lingtest.resources.fill.FillProposer` protocol.
+
+A request is ``(tokens, position)`` where ``tokens[position]`` is a mask placeholder ``{TAG}``
+(:func:`mask_token`); the other masks of the sentence are left out of the request's tokens.
+
+* :class:`TaggedLexicon`: word counts per PTB tag from tagged corpora (gold trees or parsed
+  corpora), the ``max_per_tag`` most frequent words seen at least ``min_count`` times per tag.
+* :class:`LexiconLMFillProposer` (``lexicon_lm``): the ``max_candidates`` most frequent lexicon words
+  for the mask's tag that pass ``prefilter`` (S2LCT: alphanumeric and SentiWordNet-neutral, checked
+  before the LM to save work) and are not already in the sentence, scored by the causal LM as
+  ``left context + word + the next window words`` (the left context's probability is shared, so
+  only the differences matter: ``score_kind`` ``"logprob"``), best first.
+* :class:`MaskedLMFill` (``masked_lm``): the shared masked-LM proposer at the placeholder
+  (the reference uses ``roberta-base``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from lingtest.resources.fill import Fill, FillProposerBase, FillRequest, check_request
+
+__all__ = ["LexiconLMFillProposer", "MaskedLMFill", "TaggedLexicon", "mask_tag", "mask_token"]
+
+_MASK_RE = re.compile(r"^\{([^{}\s]+)\}$")
+
+
+def mask_token(tag: str) -> str:
+    return "{" + tag + "}"
+
+
+def mask_tag(token: str) -> str | None:
+    """The tag of a placeholder ``{TAG}``, else ``None``."""
+    m = _MASK_RE.match(token)
+    return m.group(1) if m else None
+
+
+class TaggedLexicon:
+    """Words per PTB tag, most frequent first (ties: alphabetical)."""
+
+    def __init__(self, pairs: Iterable[tuple[str, str]], *, min_count: int, max_per_tag: int | None,
+                 lowercase: bool = True) -> None:
+        counts: dict[str, Counter[str]] = {}
+        for word, tag in pairs:
+            if not word or not tag:
+                continue
+            w = word.lower() if lowercase else word
+            counts.setdefault(tag, Counter())[w] += 1
+        self.words: dict[str, list[str]] = {}
+        for tag, c in counts.items():
+            ranked = sorted((w for w, n in c.items() if n >= int(min_count)), key=lambda w: (-c[w], w))
+            self.words[tag] = ranked[:max_per_tag] if max_per_tag is not None else ranked
+
+    def candidates(self, tag: str) -> list[str]:
+        return list(self.words.get(tag, ()))
+
+    def __len__(self) -> int:
+        return sum(len(v) for v in self.words.values())
+
+
+def _request_tag(tokens: Sequence[str], position: int) -> str:
+    tag = mask_tag(tokens[position])
+    if tag is None:
+        raise ValueError(f"tokens[{position}] = {tokens[position]!r} is not a mask placeholder {{TAG}}")
+    return tag
+
+
+class LexiconLMFillProposer(FillProposerBase):
+    name = "lexicon_lm"
+    score_kind = "logprob"
+
+    def __init__(self, lexicon: TaggedLexicon, scorer: Any, *, window: int | None, max_candidates: int | None,
+                 prefilter: Callable[[str, str], bool] | None = None) -> None:
+        self.lexicon = lexicon
+        self.scorer = scorer
+        self.window = None if window is None else int(window)
+        self.max_candidates = None if max_candidates is None else int(max_candidates)
+        self.prefilter = prefilter
+        self.texts_scored = 0
+
+    def _candidates(self, tag: str, original: Sequence[str]) -> list[str]:
+        """The most frequent ``max_candidates`` words of the tag that pass ``prefilter`` and are not
+        in the sentence already."""
+        out = []
+        present = {w.lower() for w in original}
+        for w in self.lexicon.candidates(tag):
+            if w in present or (self.prefilter is not None and not self.prefilter(w, tag)):
+                continue
+            out.append(w)
+            if self.max_candidates is not None and len(out) >= self.max_candidates:
+                break
+        return out
+
+    def propose_many(self, requests: Sequence[FillRequest], k: int) -> list[list[Fill]]:
+        groups: list[list[str]] = []
+        cands: list[list[str]] = []
+        for tokens, position in requests:
+            check_request(tokens, position, k)
+            tag = _request_tag(tokens, position)
+            words = self._candidates(tag, tokens)
+            left = " ".join(tokens[:position])
+            right_toks = list(tokens[position + 1:])
+            if self.window is not None:
+                right_toks = right_toks[: self.window]
+            right = (" " + " ".join(right_toks)) if right_toks else ""
+            prefix = (left + " ") if left else ""
+            groups.append([prefix + w + right for w in words])
+            cands.append(words)
+        scores = self.scorer.score_grouped(groups, relative=True) if any(groups) else [[] for _ in groups]
+        self.texts_scored += sum(len(g) for g in groups)
+        out: list[list[Fill]] = []
+        for words, sc in zip(cands, scores, strict=True):
+            ranked = sorted(zip(words, sc, strict=True), key=lambda p: (-p[1], p[0]))
+            out.append([Fill(w, round(float(s), 6)) for w, s in ranked[:k]])
+        return out
+
+
+class MaskedLMFill(FillProposerBase):
+    """The shared masked-LM proposer at a ``{TAG}`` placeholder; ``prefilter`` as above."""
+
+    name = "masked_lm"
+    score_kind = "prob"
+
+    def __init__(self, proposer: Any, *, prefilter: Callable[[str, str], bool] | None = None) -> None:
+        self.proposer = proposer
+        self.prefilter = prefilter
+
+    def propose_many(self, requests: Sequence[FillRequest], k: int) -> list[list[Fill]]:
+        tags = [_request_tag(t, p) for t, p in requests]
+        got = self.proposer.propose_many(requests, k)
+        out = []
+        for tag, fills in zip(tags, got, strict=True):
+            out.append([f for f in fills if self.prefilter is None or self.prefilter(f.word, tag)])
+        return out

@@ -1,0 +1,264 @@
+"""Productions, the reference CFG and S2LCT's syntax expansion identification (Algorithm 1).
+
+* :class:`Node` is an immutable constituency tree with its words (a preterminal holds one word;
+  a mask is a preterminal whose ``word`` is ``None``), built from lingtest's :class:`Tree` by
+  :func:`node_from_tree`.
+* :func:`productions` lists the non-lexical productions ``lhs -> rhs`` of a tree;
+  :func:`production_rule_coverage` counts the distinct ones over many trees (the paper's syntactic
+  diversity, Eq. 1).
+* :class:`ReferenceCFG` holds every production of a reference treebank (the PTB sample, function
+  tags stripped, no cut-off) with ``P(rule) = c(lhs -> rhs) / c(lhs)``, ``P(lhs) = c(lhs) / N`` and
+  ``P(start)`` the share of trees rooted in the seed's root label; a production's probability is
+  their product (the reference code's).
+* :func:`masked_sentences` is Algorithm 1: for each production of a seed tree, every reference
+  right-hand side of the same left-hand side that contains the seed's right-hand side as an
+  ordered subsequence, is longer, and adds only word-level POS symbols, gives a masked sentence
+  (the added symbols become masks, in their positions). The ``top`` most probable per seed
+  production are kept; sentences with more than ``max_masks`` masks are skipped.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["MaskedSentence", "Node", "ReferenceCFG", "is_word_pos", "masked_sentences", "node_from_tree",
+           "parse_bracketed", "production_rule_coverage", "productions", "strip_function_tags"]
+
+Production = tuple[str, tuple[str, ...]]
+
+# POS tags of punctuation and symbols: never a mask (a fill must be alphanumeric)
+_NON_WORD_TAGS = frozenset({",", ".", ":", "``", "''", "-LRB-", "-RRB-", "-NONE-", "#", "$", "HYPH", "NFP",
+                            "SYM", "LS", "_SP", "XX", "ADD", "AFX"})
+
+
+def strip_function_tags(label: str) -> str:
+    """``NP-SBJ-1`` -> ``NP``, ``PP=2`` -> ``PP``; labels starting with ``-`` (``-NONE-``,
+    ``-LRB-``) are kept."""
+    if label.startswith("-"):
+        return label
+    return re.split(r"[-=]", label, maxsplit=1)[0] or label
+
+
+def is_word_pos(tag: str) -> bool:
+    """A word-level POS symbol that can be a mask (not punctuation or a symbol)."""
+    return tag not in _NON_WORD_TAGS and any(ch.isalpha() for ch in tag)
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    label: str
+    children: tuple[Node, ...] = ()
+    word: str | None = None
+
+    @property
+    def is_preterminal(self) -> bool:
+        return not self.children
+
+    @property
+    def is_mask(self) -> bool:
+        return not self.children and self.word is None
+
+    def leaves(self) -> list[Node]:
+        if not self.children:
+            return [self]
+        out: list[Node] = []
+        for c in self.children:
+            out.extend(c.leaves())
+        return out
+
+    def rhs(self) -> tuple[str, ...]:
+        return tuple(c.label for c in self.children)
+
+    def subtrees(self) -> Iterable[tuple[tuple[int, ...], Node]]:
+        """(path of child indices, node) in pre-order."""
+        stack: list[tuple[tuple[int, ...], Node]] = [((), self)]
+        while stack:
+            path, node = stack.pop()
+            yield path, node
+            for i in range(len(node.children) - 1, -1, -1):
+                stack.append(((*path, i), node.children[i]))
+
+    def replace(self, path: tuple[int, ...], new: Node) -> Node:
+        if not path:
+            return new
+        i = path[0]
+        kids = list(self.children)
+        kids[i] = kids[i].replace(path[1:], new)
+        return Node(self.label, tuple(kids), self.word)
+
+    def to_bracketed(self) -> str:
+        if not self.children:
+            return f"({self.label} {self.word if self.word is not None else '{' + self.label + '}'})"
+        return f"({self.label} " + " ".join(c.to_bracketed() for c in self.children) + ")"
+
+
+def node_from_tree(tree: Any, words: Sequence[str], *, strip: bool = True) -> Node:
+    """A :class:`Node` from lingtest's :class:`~lingtest.data.model.Tree` over ``words``."""
+    label = strip_function_tags(tree.label) if strip else tree.label
+    if tree.token is not None:
+        return Node(label, (), words[tree.token])
+    return Node(label, tuple(node_from_tree(c, words, strip=strip) for c in tree.children))
+
+
+def parse_bracketed(text: str) -> Node:
+    """A :class:`Node` from a Penn bracketed string such as ``(FRAG (CC Or) (NP (DT both)) (. .))``
+    (for tests and hand-built trees)."""
+    toks = re.findall(r"\(|\)|[^\s()]+", text)
+    pos = 0
+
+    def node() -> Node:
+        nonlocal pos
+        if toks[pos] != "(":
+            raise ValueError(f"expected '(' at token {pos} of {text!r}")
+        label = toks[pos + 1]
+        pos += 2
+        if toks[pos] not in ("(", ")"):
+            word = toks[pos]
+            pos += 1
+            if toks[pos] != ")":
+                raise ValueError(f"preterminal {label} has more than one word in {text!r}")
+            pos += 1
+            return Node(label, (), word)
+        kids = []
+        while toks[pos] == "(":
+            kids.append(node())
+        if toks[pos] != ")":
+            raise ValueError(f"unbalanced brackets in {text!r}")
+        pos += 1
+        return Node(label, tuple(kids))
+
+    try:
+        out = node()
+    except IndexError:
+        raise ValueError(f"unbalanced brackets in {text!r}") from None
+    if pos != len(toks):
+        raise ValueError(f"trailing input in {text!r}")
+    return out
+
+
+def productions(tree: Node) -> list[Production]:
+    """The non-lexical productions ``(lhs, rhs)`` of ``tree`` in pre-order (repeats kept)."""
+    return [(n.label, n.rhs()) for _, n in tree.subtrees() if n.children]
+
+
+def production_rule_coverage(trees: Iterable[Node]) -> int:
+    """Distinct non-lexical productions over ``trees`` (the paper's syntactic diversity)."""
+    seen: set[Production] = set()
+    for t in trees:
+        seen.update(productions(t))
+    return len(seen)
+
+
+class ReferenceCFG:
+    """Productions of a reference treebank with their counts."""
+
+    def __init__(self, trees: Iterable[Node]) -> None:
+        self.rules: Counter[Production] = Counter()
+        self.starts: Counter[str] = Counter()
+        self.preterminals: set[str] = set()
+        n_trees = 0
+        for t in trees:
+            n_trees += 1
+            self.starts[t.label] += 1
+            for _, node in t.subtrees():
+                if node.children:
+                    self.rules[(node.label, node.rhs())] += 1
+                else:
+                    self.preterminals.add(node.label)
+        self.n_trees = n_trees
+        self.lhs_counts: Counter[str] = Counter()
+        for (lhs, _), c in self.rules.items():
+            self.lhs_counts[lhs] += c
+        self.total = sum(self.rules.values())
+        self.by_lhs: dict[str, list[tuple[str, ...]]] = {}
+        for lhs, rhs in sorted(self.rules, key=lambda r: (r[0], r[1])):
+            self.by_lhs.setdefault(lhs, []).append(rhs)
+
+    def prob(self, start: str, lhs: str, rhs: tuple[str, ...]) -> float:
+        c = self.rules.get((lhs, rhs), 0)
+        if not c:
+            return 0.0
+        p_start = self.starts.get(start, 0) / self.n_trees if self.n_trees else 0.0
+        return p_start * (self.lhs_counts[lhs] / self.total) * (c / self.lhs_counts[lhs])
+
+    def word_pos(self, tag: str) -> bool:
+        return tag in self.preterminals and is_word_pos(tag)
+
+
+def embed(small: Sequence[str], big: Sequence[str]) -> list[int] | None:
+    """Positions of ``small`` in ``big`` as an ordered subsequence (leftmost), or ``None``."""
+    out, j = [], 0
+    for i, sym in enumerate(big):
+        if j < len(small) and sym == small[j]:
+            out.append(i)
+            j += 1
+    return out if j == len(small) else None
+
+
+@dataclass(frozen=True, slots=True)
+class MaskedSentence:
+    """A seed tree with masks inserted at one production: ``tree`` (masks are word-less
+    preterminals), the production expanded, its reference right-hand side and probability."""
+
+    tree: Node
+    lhs: str
+    seed_rhs: tuple[str, ...]
+    ref_rhs: tuple[str, ...]
+    prob: float
+
+    @property
+    def words(self) -> list[str | None]:
+        """Leaves left to right; ``None`` at a mask."""
+        return [leaf.word for leaf in self.tree.leaves()]
+
+    @property
+    def tags(self) -> list[str]:
+        return [leaf.label for leaf in self.tree.leaves()]
+
+    @property
+    def mask_positions(self) -> list[int]:
+        return [i for i, leaf in enumerate(self.tree.leaves()) if leaf.is_mask]
+
+    def text(self) -> str:
+        """Words with ``{TAG}`` at the masks (``Or both {NNS} .``)."""
+        return " ".join(w if w is not None else "{" + t + "}" for w, t in zip(self.words, self.tags, strict=True))
+
+
+def masked_sentences(tree: Node, cfg: ReferenceCFG, *, top: int, max_masks: int) -> list[MaskedSentence]:
+    """Algorithm 1 on one seed tree: the masked sentences, per seed production (pre-order) the
+    ``top`` most probable (the most frequent reference rules; ties: the right-hand side in sorted order), duplicates
+    (the same masked tree from two productions) kept once."""
+    out: list[MaskedSentence] = []
+    seen: set[Node] = set()
+    for path, node in tree.subtrees():
+        if not node.children:
+            continue
+        s_rhs = node.rhs()
+        found: list[MaskedSentence] = []
+        for r_rhs in cfg.by_lhs.get(node.label, ()):
+            if len(r_rhs) <= len(s_rhs):
+                continue
+            where = embed(s_rhs, r_rhs)
+            if where is None:
+                continue
+            added = [i for i in range(len(r_rhs)) if i not in set(where)]
+            if len(added) > max_masks or not all(cfg.word_pos(r_rhs[i]) for i in added):
+                continue
+            kids: list[Node] = []
+            it = iter(node.children)
+            for i, sym in enumerate(r_rhs):
+                kids.append(next(it) if i in where else Node(sym, (), None))
+            new_tree = tree.replace(path, Node(node.label, tuple(kids)))
+            found.append(MaskedSentence(new_tree, node.label, s_rhs, r_rhs, cfg.prob(tree.label, node.label, r_rhs)))
+        # within one seed production P(start) and P(lhs) are shared: the rule's count orders them (also
+        # when the seed's root label never starts a reference tree and every product is 0)
+        found.sort(key=lambda m: (-cfg.rules[(m.lhs, m.ref_rhs)], m.ref_rhs))
+        for m in found[:top]:
+            if m.tree not in seen:
+                seen.add(m.tree)
+                out.append(m)
+    return out

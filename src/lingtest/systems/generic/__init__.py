@@ -1,0 +1,14 @@
+"""Systems of any task from one config entry, with one implementation shared by every task:
+
+- ``kind: callable`` (:mod:`.callable`): a Python function ``package.module:function``, batch in,
+  batch out;
+- ``kind: http`` (:mod:`.http`): a JSON endpoint, with batched requests, bounded concurrency,
+  timeouts, retries with backoff (``Retry-After`` honoured), a rate limit and per-item errors;
+- ``kind: predictions`` (:mod:`lingtest.systems.predictions`): a saved predictions file.
+
+:func:`lingtest.systems.factory.instantiate` gives them the task. Hugging Face models are the tasks'
+own registered kinds, one implementation each, reused rather than wrapped: ``hf_text_classification``
+(the text-classification pipeline), ``hf_token_classification`` (NER), ``hf_seq2seq`` and ``causal_lm``
+(contrastive scoring by forced decoding) and the coreference adapters ``fastcoref`` and ``maverick``,
+which take hub ids.
+"""

@@ -1,0 +1,35 @@
+"""Systems built from their configuration (``conf/systems/default.yaml``), for tests that need a
+real system class: system constructors take required keyword-only options and have no defaults
+in code. Import: ``from tests.fakes.configured import system_options, configured_system``."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from lingtest.paths import project_root
+
+
+@lru_cache(maxsize=1)
+def _systems() -> Any:
+    from omegaconf import OmegaConf
+
+    return OmegaConf.load(project_root() / "conf" / "systems" / "default.yaml")
+
+
+def system_options(task: str, name: str, **overrides: Any) -> dict[str, Any]:
+    """The configured options of ``systems.<task>.<name>`` (lingtest's own keys ``kind`` and
+    ``batch_size`` left out), ``overrides`` winning."""
+    from omegaconf import OmegaConf
+
+    entry = OmegaConf.to_container(_systems()[task][name], resolve=True)
+    assert isinstance(entry, dict)
+    options = {k: v for k, v in entry.items() if k not in ("kind", "batch_size")}
+    return {**options, **overrides}
+
+
+def configured_system(task: str, name: str, **overrides: Any) -> Any:
+    """The system of ``systems.<task>.<name>`` built by the factory (no cache, no device choice)."""
+    from lingtest.systems.factory import instantiate
+
+    return instantiate(task, name, system_options(task, name, **overrides))

@@ -1,0 +1,212 @@
+"""Releases: freeze a suite of a tiny git + DVC project, load it with `datasets` offline, immutability,
+checksums, DVC tracking and the git tag, and regeneration at the recorded commit."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+from tests.fakes.dvc_project import git, make_project, repro_and_commit, write_params
+
+from lingtest.config import load_params
+from lingtest.errors import InputError
+from lingtest.release.freeze import freeze
+from lingtest.release.suites import resolve_suite
+from lingtest.release.verify import regenerate, verify_checksums
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_project(tmp_path_factory.mktemp("rel"))
+
+
+def _freeze(root: Path, version: str, out: Path, suite: str = "toy"):
+    cfg = load_params(root / "params.yaml")
+    return freeze(resolve_suite(suite, cfg, root), version, cfg, root, out)
+
+
+def test_release_layout_card_and_provenance(project: Path, tmp_path: Path) -> None:
+    rel = _freeze(project, "1.0.0", tmp_path / "releases")
+    assert rel.created and rel.name == "toy-demo" and rel.records == 9 and rel.tag == "toy-demo@v1.0.0"
+    files = sorted(p.relative_to(rel.path).as_posix() for p in rel.path.rglob("*") if p.is_file())
+    sha16 = rel.suite_sha256[:16]
+    assert files == ["README.md", "checksums.sha256", f"data/test-{sha16}.jsonl", f"data/test-{sha16}.parquet",
+                     "provenance.json"]
+    table = pq.read_table(rel.path / rel.data_file)
+    assert table.num_rows == 9
+    assert {f.name: str(f.type) for f in table.schema}["source_text"] == "string"
+    row = table.slice(0, 1).to_pylist()[0]
+    assert row["expectation"] == "label" and json.loads(row["expected"]) == {"label": "pos", "name": "label"}
+    assert json.loads(row["provenance"]) == {"i": 0} and row["transformation"] == "swap"
+    # the JSONL is the suite file byte for byte
+    assert (rel.path / f"data/test-{sha16}.jsonl").read_bytes() == (project / "data/suites/toy/demo.jsonl").read_bytes()
+    prov = json.loads((rel.path / "provenance.json").read_text())
+    head = git(["rev-parse", "HEAD"], project).stdout.strip()
+    assert prov["git"]["commit"] == head and prov["seed"] == 1
+    assert prov["pipeline"]["stage"] == "toy_generate"
+    assert set(prov["pipeline"]["dependencies"]) == {"../inputs/words.txt", "gen.py"}  # src/ is left out
+    assert prov["pipeline"]["params"]["params.yaml"] == {"toy.seed": 1, "toy.n": 9, "toy.nondeterministic": False}
+    card = (rel.path / "README.md").read_text()
+    assert card.startswith("---\npretty_name: lingtest toy-demo 1.0.0\n")
+    assert f"path: data/test-{sha16}.parquet" in card and "num_examples: 9" in card and "num_bytes: " in card
+    assert head in card and prov["config_sha256"] in card
+    assert verify_checksums(rel.path).ok
+
+
+def test_load_dataset_offline_two_releases_do_not_mix(project: Path, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    datasets = pytest.importorskip("datasets")
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "hfcache"))
+    first = _freeze(project, "1.0.0", tmp_path / "a")
+    other = tmp_path / "b-suite.jsonl"  # another suite with the same release name and version dir name
+    lines = (project / "data/suites/toy/demo.jsonl").read_text().splitlines()
+    other.write_text("\n".join(lines[:4]) + "\n")
+    cfg = load_params(project / "params.yaml")
+    second = freeze(resolve_suite(str(other), cfg, project, name="toy-demo"), "1.0.0", cfg, project, tmp_path / "b")
+    ds1 = datasets.load_dataset(str(first.path), split="test", cache_dir=str(tmp_path / "hfcache"))
+    ds2 = datasets.load_dataset(str(second.path), split="test", cache_dir=str(tmp_path / "hfcache"))
+    assert ds1.num_rows == 9 and ds2.num_rows == 3
+    from lingtest.release.records import COLUMNS
+
+    assert ds1.column_names == list(COLUMNS)
+    assert "followup_text" in ds1.column_names and ds1.features["id"].dtype == "string"
+    assert ds1[0]["id"] == pq.read_table(first.path / first.data_file).column("id")[0].as_py()
+
+
+def test_release_is_immutable(project: Path, tmp_path: Path) -> None:
+    out = tmp_path / "releases"
+    first = _freeze(project, "1.0.0", out)
+    again = _freeze(project, "1.0.0", out)
+    assert not again.created and again.suite_sha256 == first.suite_sha256
+    other = tmp_path / "x" / "toy" / "demo.jsonl"
+    other.parent.mkdir(parents=True)
+    other.write_text("\n".join((project / "data/suites/toy/demo.jsonl").read_text().splitlines()[:3]) + "\n")
+    cfg = load_params(project / "params.yaml")
+    with pytest.raises(InputError, match="immutable"):
+        freeze(resolve_suite(str(other), cfg, project, name="toy-demo"), "1.0.0", cfg, project, out)
+    with pytest.raises(InputError, match="X.Y.Z"):
+        _freeze(project, "1.0", out)
+
+
+def test_verify_finds_tampering(project: Path, tmp_path: Path) -> None:
+    rel = _freeze(project, "2.0.0", tmp_path / "releases")
+    card = rel.path / "README.md"
+    card.write_text(card.read_text() + "edited\n")
+    (rel.path / "extra.txt").write_text("x")
+    report = verify_checksums(rel.path)
+    assert not report.ok
+    assert report.problems == ["checksum mismatch: README.md", "not listed in checksums.sha256: extra.txt"]
+
+
+def test_stale_suite_is_refused(project: Path, tmp_path: Path) -> None:
+    """A suite that is not the one dvc.lock records (edited, or from another run) is not released."""
+    import shutil
+
+    root = tmp_path / "copy"
+    shutil.copytree(project, root, ignore=shutil.ignore_patterns(".git", ".dvc"))
+    suite = root / "data/suites/toy/demo.jsonl"
+    suite.chmod(0o644)
+    suite.write_text(suite.read_text().replace("w1", "w01"))
+    with pytest.raises(InputError, match="dvc.lock"):
+        _freeze(root, "1.0.0", tmp_path / "releases")
+
+
+def test_cli_release_dvc_tracked_and_tagged(project: Path, monkeypatch: pytest.MonkeyPatch,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    from lingtest.commands.release import freeze_command
+
+    root = project
+    monkeypatch.chdir(root)
+    assert freeze_command("toy", "1.0.0") == 0
+    out = capsys.readouterr().out
+    assert "released toy-demo 1.0.0: 9 cases" in out and "tracked by DVC" in out
+    dvc_file = root / "releases/toy-demo/1.0.0.dvc"
+    assert dvc_file.exists()
+    # DVC keeps the folder out of git; only the .dvc file and DVC's .gitignore are added
+    assert git(["check-ignore", "-q", "releases/toy-demo/1.0.0/README.md"], root, check=False).returncode == 0
+    assert freeze_command("toy", "1.0.0", tag=True) == 2  # not committed yet
+    assert "before tagging" in capsys.readouterr().err
+    git(["add", "releases"], root)
+    git(["commit", "-q", "-m", "release"], root)
+    assert freeze_command("toy", "1.0.0", tag=True) == 0
+    assert git(["tag", "-l"], root).stdout.split() == ["toy-demo@v1.0.0"]
+    assert freeze_command("toy", "1.0.0", tag=True) == 2  # a tag is never moved
+
+
+@pytest.mark.e2e
+def test_regenerate_at_the_recorded_commit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """Byte-identical after the workspace moved on; a non-deterministic stage is caught (the stage must
+    really run again, not come back from DVC's run cache)."""
+    from lingtest.commands.release import verify_command
+
+    root = make_project(tmp_path / "a")
+    rel = _freeze(root, "1.0.0", root / "releases")
+    write_params(root, seed=2)
+    repro_and_commit(root, "another seed")
+    monkeypatch.chdir(root)
+    assert verify_command(rel.path, regenerate=True) == 0
+    assert "byte-identical" in capsys.readouterr().out
+    root = make_project(tmp_path / "b", nondeterministic=True)
+    rel = _freeze(root, "0.1.0", root / "releases")
+    result = regenerate(rel.path, root)
+    assert not result.identical and result.stage == "toy_generate"
+
+
+def test_push_to_hub_is_one_thin_call_per_step(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import huggingface_hub
+
+    from lingtest.release.publish import push_to_hub
+
+    calls: list[tuple[str, dict]] = []
+
+    class Info:
+        oid = "abc123"
+        commit_url = "https://huggingface.co/datasets/u/x/commit/abc123"
+
+    class FakeApi:
+        def create_repo(self, repo_id: str, **kw: object) -> None:
+            calls.append(("create_repo", {"repo_id": repo_id, **kw}))
+
+        def upload_folder(self, **kw: object) -> Info:
+            calls.append(("upload_folder", dict(kw)))
+            return Info()
+
+        def create_tag(self, repo_id: str, **kw: object) -> None:
+            calls.append(("create_tag", {"repo_id": repo_id, **kw}))
+
+    monkeypatch.setattr(huggingface_hub, "HfApi", FakeApi)
+    url = push_to_hub(tmp_path, "u/x", tag="toy-demo@v1.0.0")
+    assert url.endswith("/commit/abc123")
+    assert [c[0] for c in calls] == ["create_repo", "upload_folder", "create_tag"]
+    assert calls[1][1]["folder_path"] == str(tmp_path) and calls[1][1]["repo_type"] == "dataset"
+    assert calls[2][1] == {"repo_id": "u/x", "repo_type": "dataset", "tag": "toy-demo-v1.0.0", "revision": "abc123"}
+
+
+def test_suite_names_for_every_layout(tmp_path: Path) -> None:
+    from omegaconf import OmegaConf
+
+    from lingtest.release.suites import configured_suites
+
+    for rel in ("data/suites/adversarial/ontogum.jsonl", "data/suites/s2lct/sentiment.jsonl",
+                "data/suites/s2lct/hate.jsonl", "data/suites/contrapro.jsonl"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text('{"__schema__": 1, "kind": "testcase"}\n')
+    cfg = OmegaConf.create({"paths": {
+        "adversarial": {"suite": "data/suites/adversarial/ontogum.jsonl", "metrics": "m"},
+        "s2lct": {"suites": "data/suites/s2lct"},
+        "contrapro": {"suites": "data/suites/contrapro", "cases": "data/suites/contrapro.jsonl"},
+        "crest": {"suite": "data/suites/crest/ontogum.jsonl"}, "manifests": "data/manifests"}})
+    assert sorted(configured_suites(cfg, tmp_path)) == ["adversarial-ontogum", "contrapro", "crest-ontogum",
+                                                        "s2lct-hate", "s2lct-sentiment"]
+    assert resolve_suite("adversarial", cfg, tmp_path).name == "adversarial-ontogum"
+    assert resolve_suite("s2lct-hate", cfg, tmp_path).rel == "data/suites/s2lct/hate.jsonl"
+    assert resolve_suite("contrapro", cfg, tmp_path).technique == "contrapro"
+    with pytest.raises(InputError, match="several suites"):
+        resolve_suite("s2lct", cfg, tmp_path)
+    with pytest.raises(InputError, match="dvc repro"):
+        resolve_suite("crest", cfg, tmp_path)
