@@ -44,7 +44,16 @@ class Server:
             def log_message(self, *args):  # quiet
                 pass
 
+            def _leave(self):
+                # a request stops counting as in flight before its answer is written: once the client
+                # has the answer it may start the next request before this thread returns
+                if getattr(self, "_counted", False):
+                    self._counted = False
+                    with server.lock:
+                        server.in_flight -= 1
+
             def _send(self, code, body, headers=()):
+                self._leave()
                 raw = body if isinstance(body, bytes) else json.dumps(body).encode()
                 self.send_response(code)
                 for k, v in headers:
@@ -61,11 +70,11 @@ class Server:
                     n = sum(p == self.path for p, _, _ in server.requests)
                     server.in_flight += 1
                     server.max_in_flight = max(server.max_in_flight, server.in_flight)
+                self._counted = True
                 try:
                     self._answer(data, texts, n)
                 finally:
-                    with server.lock:
-                        server.in_flight -= 1
+                    self._leave()
 
             def _answer(self, data, texts, n):
                 assert data["task"] == "classification"
