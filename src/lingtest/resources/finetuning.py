@@ -14,13 +14,13 @@ import hashlib
 import random
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import fields
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
 from lingtest.errors import ConfigError, MissingResourceError
 
-__all__ = ["GROUP_BATCHES", "IGNORE", "adamw_with_linear_schedule", "checkpoint_fingerprint",
+__all__ = ["GROUP_BATCHES", "IGNORE", "FineTuneConfig", "adamw_with_linear_schedule", "checkpoint_fingerprint",
            "collate", "config_from_mapping", "epoch_batches", "fit", "seed_everything", "torch_threads"]
 
 IGNORE = -100  # the label torch's cross-entropy ignores
@@ -196,3 +196,38 @@ def config_from_mapping(cls: Any, data: Any, where: str) -> Any:
             raise ConfigError(f"{where}.{name} must be a {kind.__name__}, got {v!r}")
         values[name] = kind(v)
     return cls(**values)
+
+
+@dataclass(frozen=True)
+class FineTuneConfig:
+    """How an encoder is fine-tuned (one section of ``conf/``: every field, nothing else):
+    ``base_model``, ``epochs``, ``max_length``, ``batch_size``, ``learning_rate``, ``warmup_ratio``,
+    ``weight_decay``, ``max_grad_norm``, ``group_by_length``, ``eval_batch_size``, ``seed``, ``device``
+    (``auto``/``cpu``/``cuda``), ``threads`` (see :func:`torch_threads`). Subclasses name their stage
+    in ``stage`` (used in errors)."""
+
+    stage = "fine-tuning"
+
+    base_model: str
+    epochs: int
+    max_length: int
+    batch_size: int
+    learning_rate: float
+    warmup_ratio: float
+    weight_decay: float
+    max_grad_norm: float
+    group_by_length: bool
+    eval_batch_size: int
+    seed: int
+    device: str
+    threads: int | str | None
+
+    def __post_init__(self) -> None:
+        checks = [("epochs", self.epochs >= 1), ("max_length", self.max_length >= 3),
+                  ("batch_size", self.batch_size >= 1), ("learning_rate", self.learning_rate > 0),
+                  ("warmup_ratio", 0 <= self.warmup_ratio < 1), ("weight_decay", self.weight_decay >= 0),
+                  ("max_grad_norm", self.max_grad_norm > 0), ("eval_batch_size", self.eval_batch_size >= 1)]
+        bad = [name for name, ok in checks if not ok]
+        if bad:
+            raise ConfigError(f"{self.stage}: out-of-range value(s) for {', '.join(bad)}: "
+                              + ", ".join(f"{n}={getattr(self, n)!r}" for n in bad))

@@ -32,6 +32,7 @@ from typing import Any
 from lingtest.data.model import Document
 from lingtest.errors import ConfigError, InputError
 from lingtest.resources.finetuning import (
+    FineTuneConfig,
     adamw_with_linear_schedule,
     config_from_mapping,
     epoch_batches,
@@ -46,8 +47,7 @@ __all__ = ["ClassifierData", "LabelledText", "TrainClassifierConfig", "classific
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
-class TrainClassifierConfig:
+class TrainClassifierConfig(FineTuneConfig):
     """The trainer (``s2lct.training.trainer``): ``base_model`` (``offline-default``: the packaged
     MiniLM; a folder; a hub id), ``epochs``, ``max_length`` (subwords per text, special tokens
     included), ``batch_size``, ``learning_rate`` (AdamW peak, linear warm-up then decay to 0),
@@ -55,29 +55,7 @@ class TrainClassifierConfig:
     ``group_by_length``, ``eval_batch_size``, ``seed``, ``device``, ``threads`` (as
     :class:`~lingtest.tin.train_ner.TrainNERConfig`)."""
 
-    base_model: str
-    epochs: int
-    max_length: int
-    batch_size: int
-    learning_rate: float
-    warmup_ratio: float
-    weight_decay: float
-    max_grad_norm: float
-    group_by_length: bool
-    eval_batch_size: int
-    seed: int
-    device: str
-    threads: int | str | None
-
-    def __post_init__(self) -> None:
-        checks = [("epochs", self.epochs >= 1), ("max_length", self.max_length >= 3),
-                  ("batch_size", self.batch_size >= 1), ("learning_rate", self.learning_rate > 0),
-                  ("warmup_ratio", 0 <= self.warmup_ratio < 1), ("weight_decay", self.weight_decay >= 0),
-                  ("max_grad_norm", self.max_grad_norm > 0), ("eval_batch_size", self.eval_batch_size >= 1)]
-        bad = [name for name, ok in checks if not ok]
-        if bad:
-            raise ConfigError(f"train_classifier: out-of-range value(s) for {', '.join(bad)}: "
-                              + ", ".join(f"{n}={getattr(self, n)!r}" for n in bad))
+    stage = "train_classifier"
 
     @classmethod
     def from_mapping(cls, data: Any, where: str = "s2lct.training.trainer") -> TrainClassifierConfig:

@@ -33,10 +33,11 @@ from pathlib import Path
 from typing import Any
 
 from lingtest.data.model import Document
-from lingtest.errors import ConfigError, InputError
+from lingtest.errors import InputError
 from lingtest.resources.finetuning import (
     GROUP_BATCHES,
     IGNORE,
+    FineTuneConfig,
     adamw_with_linear_schedule,
     config_from_mapping,
     epoch_batches,
@@ -51,8 +52,7 @@ __all__ = ["TaggedSentence", "TrainNERConfig", "align_labels", "epoch_batches", 
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
-class TrainNERConfig:
+class TrainNERConfig(FineTuneConfig):
     """``base_model``: encoder to fine-tune (``offline-default``: the packaged MiniLM; a folder; a hub
     id); ``epochs``, ``max_length`` (subwords per training sentence, special tokens included),
     ``batch_size``, ``learning_rate`` (AdamW peak, linear warm-up then linear decay to 0),
@@ -63,29 +63,7 @@ class TrainNERConfig:
     (torch CPU threads while training, :func:`~lingtest.resources.threads.resolve_threads`: ``auto`` =
     the CPUs idle at the start, an integer, or ``None`` for torch's default; restored afterwards)."""
 
-    base_model: str
-    epochs: int
-    max_length: int
-    batch_size: int
-    learning_rate: float
-    warmup_ratio: float
-    weight_decay: float
-    max_grad_norm: float
-    group_by_length: bool
-    eval_batch_size: int
-    seed: int
-    device: str
-    threads: int | str | None
-
-    def __post_init__(self) -> None:
-        checks = [("epochs", self.epochs >= 1), ("max_length", self.max_length >= 3),
-                  ("batch_size", self.batch_size >= 1), ("learning_rate", self.learning_rate > 0),
-                  ("warmup_ratio", 0 <= self.warmup_ratio < 1), ("weight_decay", self.weight_decay >= 0),
-                  ("max_grad_norm", self.max_grad_norm > 0), ("eval_batch_size", self.eval_batch_size >= 1)]
-        bad = [name for name, ok in checks if not ok]
-        if bad:
-            raise ConfigError(f"train_ner: out-of-range value(s) for {', '.join(bad)}: "
-                              + ", ".join(f"{n}={getattr(self, n)!r}" for n in bad))
+    stage = "train_ner"
 
     @classmethod
     def from_mapping(cls, data: Any, where: str = "train_ner") -> TrainNERConfig:
