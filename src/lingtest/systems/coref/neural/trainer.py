@@ -27,7 +27,7 @@ import logging
 import random
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -86,32 +86,10 @@ class TrainCorefConfig:
     @classmethod
     def from_mapping(cls, data: Any, where: str = "coref_training.train") -> TrainCorefConfig:
         """From a config section (every field, nothing else); names ``where`` in errors."""
-        from lingtest.config import to_plain
+        from lingtest.resources.finetuning import config_from_mapping
 
-        data = to_plain(data)
-        if not isinstance(data, Mapping):
-            raise ConfigError(f"{where} must be a mapping")
-        names = {f.name: str(f.type) for f in fields(cls)}
-        unknown = sorted(set(data) - set(names))
-        missing = sorted(set(names) - set(data))
-        if unknown or missing:
-            raise ConfigError(f"{where}: unknown key(s) {unknown}, missing key(s) {missing}")
-        kinds = {"int": int, "float": float, "str": str, "bool": bool}
-        values: dict[str, Any] = {}
-        for name, typ in names.items():
-            v = data[name]
-            if name == "threads":
-                ok = v is None or v == "auto" or (isinstance(v, int) and not isinstance(v, bool) and v >= 1)
-                if not ok:
-                    raise ConfigError(f"{where}.threads must be 'auto', a positive integer or null, got {v!r}")
-                values[name] = v
-                continue
-            kind = kinds[typ]
-            accepted = (int, float) if kind is float else kind
-            if (isinstance(v, bool) and kind is not bool) or not isinstance(v, accepted):
-                raise ConfigError(f"{where}.{name} must be a {kind.__name__}, got {v!r}")
-            values[name] = kind(v)
-        return cls(**values)
+        result: TrainCorefConfig = config_from_mapping(cls, data, where)
+        return result
 
     def model_config(self, input_dim: int) -> Any:
         from lingtest.systems.coref.neural.model import ModelConfig
