@@ -47,7 +47,7 @@ def cfg(tmp_path, monkeypatch, corpus_docs):
                              "crest": crest})
     over = {"N": None, "systems": ["fake_crest"],
             "proposers": {"enabled": ["fake_crest"]}, "ranker": {"enabled": False}, "M": 3,
-            "ablation": {"system": "fake_crest", "M": [1, 3, 5]}}
+            "ablation": {"M": [1, 3, 5]}}
     return OmegaConf.merge(root, {"crest": over})
 
 
@@ -93,16 +93,17 @@ def test_generate_evaluate_ablation(cfg, tmp_path):
     stages.report_stage(cfg, tracker)
     assert (tmp_path / "metrics" / "table1.md").read_text().count("|") > 10
 
-    abl = stages.ablation_stage(cfg, tracker)
+    abl = stages.ablation_stage(cfg, tracker, "fake_crest")
     assert [(a["M"], a["select"]) for a in abl] == [(1, True), (3, True), (5, True),
                                                       (1, False), (3, False), (5, False)]
     by = {(a["M"], a["select"]): a for a in abl}
     assert by[(3, True)]["issues"] == r["issues"]  # same numbers as the evaluation at M = 3
     assert by[(5, False)]["tests"] >= by[(5, True)]["tests"]
     assert by[(1, False)]["tests"] <= by[(3, False)]["tests"] <= by[(5, False)]["tests"]
-    for f in ("ablation.json", "ablation.md", "ablation.png"):
-        assert (tmp_path / "metrics" / f).stat().st_size > 0
-    assert (tmp_path / "metrics" / "ablation.png").read_bytes()[:4] == b"\x89PNG"
+    for ext in ("json", "md", "png"):
+        assert (tmp_path / "metrics" / "ablation" / f"fake_crest.{ext}").stat().st_size > 0
+    assert json.loads((tmp_path / "metrics" / "ablation" / "fake_crest.json").read_text())["system"] == "fake_crest"
+    assert (tmp_path / "metrics" / "ablation" / "fake_crest.png").read_bytes()[:4] == b"\x89PNG"
 
 
 def test_suite_is_byte_identical_across_runs(cfg, tmp_path):

@@ -1,6 +1,7 @@
 """CREST stage bodies: ``generate_stage`` (sources -> follow-ups -> suite), ``evaluate_stage`` (one
 system -> ``<paths.crest.metrics>/<system>.json`` and its result records), ``ablation_stage`` (M x
-selection -> ``ablation.{json,md,png}``) and ``report_stage`` (Table 1 over the evaluated systems).
+selection for one system -> ``ablation/<system>.{json,md,png}``) and ``report_stage`` (Table 1 over
+the evaluated systems).
 
 DVC runs them as ``python -m lingtest.pipeline.stage crest_<step> [system]``. All knobs are in
 ``conf/crest/default.yaml`` (``cfg.crest``), output paths in ``conf/paths`` (``cfg.paths.crest``); the
@@ -265,8 +266,9 @@ def report_stage(cfg: Any, tracker: Any) -> str:
     return table
 
 
-def ablation_stage(cfg: Any, tracker: Any) -> list[dict[str, Any]]:
-    """Table 3: every (M, selection) of ``crest.ablation`` from one set of predictions."""
+def ablation_stage(cfg: Any, tracker: Any, item: str) -> list[dict[str, Any]]:
+    """Table 3 for system ``item``: every (M, selection) of ``crest.ablation`` from one set of predictions,
+    written to ``<paths.crest.metrics>/ablation/<item>.{json,md,png}``."""
     from lingtest.crest.evaluate import evaluate_system, summarize
     from lingtest.crest.report import ablation_markdown, plot_ablation
     from lingtest.crest.suite import load_cases, load_sources
@@ -277,17 +279,19 @@ def ablation_stage(cfg: Any, tracker: Any) -> list[dict[str, Any]]:
     c = cfg.crest
     a = c.ablation
     paths = crest_paths(cfg)
-    system = build_system(cfg, TASK, str(a.system))
+    system = build_system(cfg, TASK, item)
     res = evaluate_system(system, load_sources(paths["sources"]), load_cases(paths["generated"]), to_plain(c.oracle))
     rows = [summarize(res, int(m), bool(sel)) for sel in a.select for m in a.M]
-    out_dir = paths["metrics"]
-    write_json(out_dir / "ablation.json", {"system": str(a.system), "rows": rows})
-    with atomic_open(out_dir / "ablation.md") as fh:
-        fh.write(ablation_markdown(rows, str(a.system)))
-    plot_ablation(rows, out_dir / "ablation.png", title=f"CREST ablation ({a.system})")
+    out_dir = paths["metrics"] / "ablation"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    files = [out_dir / f"{item}.{ext}" for ext in ("json", "md", "png")]
+    write_json(files[0], {"system": item, "rows": rows})
+    with atomic_open(files[1]) as fh:
+        fh.write(ablation_markdown(rows, item))
+    plot_ablation(rows, files[2], title=f"CREST ablation ({item})")
     for r in rows:
-        tag = f"crest.ablation.M{r['M']}.{'sel' if r['select'] else 'nosel'}."
+        tag = f"crest.ablation.{item}.M{r['M']}.{'sel' if r['select'] else 'nosel'}."
         tracker.log_metrics({tag + k: float(r[k]) for k in ("tests", "issues", "hits", "precision")})
-    for f in ("ablation.json", "ablation.md", "ablation.png"):
-        tracker.log_artifact(str(out_dir / f))
+    for f in files:
+        tracker.log_artifact(str(f))
     return rows
