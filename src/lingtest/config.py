@@ -31,11 +31,17 @@ def mirror_path(_root_: Any) -> str:
 
 def pipeline_inputs(*, _root_: Any) -> dict[str, str]:
     """``${lingtest.inputs:}``: dataset -> the folder its download stage reads (a DVC dependency, so
-    editing a data file re-runs what depends on it): a local source's path, else the mirror."""
+    editing a data file re-runs what depends on it): a local source's path, else the mirror. Inputs
+    outside the repository are linked into DVC's experiment-copy folder
+    (:func:`lingtest.paths.expose_to_experiment_copies`)."""
+    from lingtest.paths import expose_to_experiment_copies
+
     out = {}
     for name in pipeline_datasets(_root_=_root_):
         src = _root_.datasets[name].get("source") or {}
         out[name] = str(src.get("path")) if src.get("kind") == "local" else mirror_path(_root_)
+    # composing (also DVC's, for `dvc exp run --queue -S ...`) makes these reachable from experiment copies
+    expose_to_experiment_copies(project_root(), list(out.values()))
     return out
 
 

@@ -141,22 +141,13 @@ def default_tracking_uri(root: Path) -> str:
     return f"sqlite:///{(store_root(root) / 'mlruns' / 'mlflow.db').resolve()}"
 
 
-EXP_TMP_PARTS = (".dvc", "tmp", "exps")
-
-
 def store_root(root: Path) -> Path:
-    """The checkout whose ``mlruns/`` holds the runs: the main workspace, also when a stage runs in
-    a DVC experiment's temporary copy (``dvc exp run --queue``/``--temp``; DVC sets ``$DVC_ROOT`` to the
-    main repository there, and the copy lives under ``<main>/.dvc/tmp/exps/``), so that no run is logged
-    into a copy and lost with it."""
-    env = os.environ.get("DVC_ROOT")
-    if env and Path(env).is_dir():
-        return Path(env).resolve()
-    parts = root.resolve().parts
-    for i in range(len(parts) - len(EXP_TMP_PARTS)):
-        if parts[i:i + len(EXP_TMP_PARTS)] == EXP_TMP_PARTS:
-            return Path(*parts[:i])
-    return root
+    """The checkout whose ``mlruns/`` holds the runs: the main workspace
+    (:func:`lingtest.paths.main_workspace`), also when a stage runs in a DVC experiment's temporary copy
+    (``dvc exp run --queue``/``--temp``), so that no run is logged into a copy and lost with it."""
+    from lingtest.paths import main_workspace
+
+    return main_workspace(root)
 
 
 def experiment_name(base: str, technique: str | None) -> str:

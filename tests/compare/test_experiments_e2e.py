@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from tests.fakes.dvc_project import dvc, git
+from tests.fakes.dvc_project import dvc, git, make_project, metrics
 
 from lingtest.config import write_params
 
@@ -93,3 +93,25 @@ def test_exp_run_and_queue_with_the_hydra_composition(tmp_path: Path, monkeypatc
     assert by_name["m40"].data.metrics["M"] == 40 and by_name["m40"].info.status == "FINISHED"
     assert by_name["m40"].info.artifact_uri.startswith((root / "mlruns").resolve().as_uri())
     assert not list((root / ".dvc" / "tmp").glob("exps/**/mlruns"))
+
+
+@pytest.mark.e2e
+def test_temporary_copy_experiments_reach_inputs_outside_the_repository(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A queued or ``--temp`` experiment runs in ``.dvc/tmp/exps/<name>/``, where ``../inputs/words.txt``
+    (like lingtest's mirror ``../shared/data``) does not exist: it fails until lingtest links the folder
+    there, which every composition and every stage run in the workspace does."""
+    from lingtest.commands.compare import compare_command
+    from lingtest.paths import expose_to_experiment_copies
+
+    monkeypatch.delenv("DVC_ROOT", raising=False)
+    root = make_project(tmp_path)
+    # toy.n changes the suite stage, which reads ../inputs/words.txt in the copy
+    failed = dvc(["exp", "run", "--temp", "-S", "toy.n=12", "--name", "before"], root, check=False)
+    assert failed.returncode != 0 and "inputs/words.txt" in failed.stdout + failed.stderr
+    assert root / ".dvc/tmp/exps/standalone/inputs" in expose_to_experiment_copies(root, ["../inputs/words.txt"])
+    dvc(["exp", "run", "-q", "--temp", "-S", "toy.n=12", "--name", "after"], root)
+    out = io.StringIO()
+    assert compare_command([], exps=["after"], fmt="json", root=root, out=out, metrics=["*:cases"]) == 0
+    rows = {(r["system"], r["metric"]): r["values"] for r in json.loads(out.getvalue())["rows"]}
+    assert rows[("alpha", "cases")] == {"HEAD": metrics(root, "alpha")["cases"], "after": 12}

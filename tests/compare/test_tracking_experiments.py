@@ -132,3 +132,29 @@ def test_run_stage_tags_the_suite_it_wrote(tmp_path: Path, monkeypatch: pytest.M
     tags = seen["tracker"].tags
     assert tags["technique"] == "toy" and tags["system"] == "alpha" and tags["dvc_item"] == "alpha"
     assert tags["suite.sha256"] == hashlib.sha256(b'{"__schema__": 1}\n').hexdigest()
+
+
+def test_inputs_outside_the_repository_are_linked_for_experiment_copies(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    from lingtest.paths import expose_to_experiment_copies
+
+    monkeypatch.delenv("DVC_ROOT", raising=False)
+    main = tmp_path / "proj"
+    (main / ".dvc").mkdir(parents=True)
+    (tmp_path / "shared" / "data").mkdir(parents=True)
+    (tmp_path / "shared" / "data" / "x.txt").write_text("x")
+    (main / "local").mkdir()
+    made = expose_to_experiment_copies(main, ["../shared/data", "../shared/data", "local", "/abs/where",
+                                              "../missing/data"])
+    link = main / ".dvc" / "tmp" / "exps" / "shared"
+    assert made == [link, link.parent / "standalone" / "shared"] and all(m.is_symlink() for m in made)
+    # from a copy, the relative path reaches the real file
+    for copy in (main / ".dvc/tmp/exps/tmpq1", main / ".dvc/tmp/exps/standalone/tmpt1"):
+        copy.mkdir()
+        assert (copy / "../shared/data/x.txt").read_text() == "x"
+    # called again (from the copy itself, too) it changes nothing; no link for the missing target
+    assert expose_to_experiment_copies(main, ["../shared/data"]) == []
+    assert expose_to_experiment_copies(copy, ["../shared/data", "../missing/data"]) == []
+    assert not (main / ".dvc" / "tmp" / "exps" / "missing").exists()
+    # not a DVC repository: nothing is made
+    assert expose_to_experiment_copies(tmp_path / "plain", ["../shared/data"]) == []

@@ -11,7 +11,7 @@ from typing import Any
 
 from lingtest.config import load_params
 from lingtest.errors import LingtestError
-from lingtest.paths import project_root
+from lingtest.paths import expose_to_experiment_copies, project_root
 from lingtest.tracking import suite_tags, tracked_run
 
 log = logging.getLogger("lingtest")
@@ -25,6 +25,8 @@ def run_stage(stage: str, fn: StageFn, argv: Sequence[str] = ()) -> Any:
     overrides = [a for a in argv if "=" in a]
     root = project_root()
     cfg = load_params(root / "params.yaml", overrides)
+    inputs = (cfg.get("pipeline") or {}).get("inputs") or {}
+    expose_to_experiment_copies(root, [str(v) for v in inputs.values()])  # for later queued experiments
     name = f"{stage}@{item}" if item else stage
     tracking = cfg.tracking
     from omegaconf import OmegaConf
