@@ -126,6 +126,11 @@ def test_cli_release_dvc_tracked_and_tagged(project: Path, monkeypatch: pytest.M
     assert "released toy-demo 1.0.0: 9 cases" in out and "tracked by DVC" in out
     dvc_file = root / "releases/toy-demo/1.0.0.dvc"
     assert dvc_file.exists()
+    # the suggested `git add` names only files that exist (the project's .gitignore already ignores
+    # releases/*/*/, so DVC wrote no .gitignore of its own) and works as printed
+    add = next(line for line in out.splitlines() if "next: git add" in line).split("next: ", 1)[1].split(" && ")[0]
+    assert add == "git add releases/toy-demo/1.0.0.dvc"
+    git(add.split()[1:], root)
     # DVC keeps the folder out of git; only the .dvc file and DVC's .gitignore are added
     assert git(["check-ignore", "-q", "releases/toy-demo/1.0.0/README.md"], root, check=False).returncode == 0
     assert freeze_command("toy", "1.0.0", tag=True) == 2  # not committed yet

@@ -47,8 +47,9 @@ def freeze_command(suite: str, version: str, *, name: str | None = None, out: Pa
             git_tag(rel.tag, dvc_file, root, f"lingtest release {rel.name} {rel.version}")
             print(f"  tagged {rel.tag}")
         elif dvc and in_repo:
-            d = dvc_file.relative_to(root).as_posix()
-            print(f"  next: git add {d} {Path(d).parent.as_posix()}/.gitignore && git commit -m 'release "
+            ignore = dvc_file.parent / ".gitignore"  # DVC writes none when the repository already ignores the data
+            files = " ".join(p.relative_to(root).as_posix() for p in (dvc_file, ignore) if p.exists())
+            print(f"  next: git add {files} && git commit -m 'release "
                   f"{rel.tag}' && lingtest release {suite} --version {rel.version} --tag")
         if push:
             print(f"  pushed: {push_to_hub(rel.path, push, tag=rel.tag)}")
