@@ -11,17 +11,23 @@ device): the data order of an epoch depends only on ``(seed, epoch)``, never on 
 from __future__ import annotations
 
 import hashlib
+import json
+import logging
 import random
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, fields
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
 from lingtest.errors import ConfigError, MissingResourceError
 
-__all__ = ["GROUP_BATCHES", "IGNORE", "FineTuneConfig", "adamw_with_linear_schedule", "checkpoint_fingerprint",
-           "collate", "config_from_mapping", "epoch_batches", "fit", "seed_everything", "torch_threads"]
+__all__ = ["GROUP_BATCHES", "IGNORE", "FineTuneConfig", "FineTuned", "adamw_with_linear_schedule",
+           "checkpoint_fingerprint", "collate", "config_from_mapping", "epoch_batches", "fine_tune", "fit",
+           "save_fine_tuned", "seed_everything", "torch_threads"]
+
+log = logging.getLogger(__name__)
 
 IGNORE = -100  # the label torch's cross-entropy ignores
 GROUP_BATCHES = 50  # group_by_length: examples are sorted by length within runs of this many batches
@@ -231,3 +237,68 @@ class FineTuneConfig:
         if bad:
             raise ConfigError(f"{self.stage}: out-of-range value(s) for {', '.join(bad)}: "
                               + ", ".join(f"{n}={getattr(self, n)!r}" for n in bad))
+
+
+@dataclass
+class FineTuned:
+    """A fine-tuned encoder: the network (in eval mode), its tokenizer, the mean training loss of every
+    epoch, the optimiser steps taken and how many training items the encoding truncated."""
+
+    net: Any
+    tokenizer: Any
+    losses: list[float]
+    steps: int
+    truncated: int
+
+
+def fine_tune(config: FineTuneConfig, auto_class: Any, labels: Sequence[str],
+              encode: Callable[[Any, dict[str, int]], tuple[list[dict[str, Any]], int]], device: str, *,
+              name: str, started: float) -> FineTuned:
+    """Load ``config.base_model`` (a packaged encoder's name, a folder or a hub id) as ``auto_class``
+    (``AutoModelForTokenClassification``, ``AutoModelForSequenceClassification``) with a head over
+    ``labels``, encode the training data with ``encode(tokenizer, label2id) -> (examples, truncated)``
+    and train it: :func:`epoch_batches` per epoch, :func:`adamw_with_linear_schedule`, :func:`fit`.
+    The caller seeds (:func:`seed_everything`) before, so the head's initialisation is seeded too."""
+    from transformers import AutoTokenizer
+
+    from lingtest.resources.embeddings import resolve_embedder_model
+
+    base = resolve_embedder_model(config.base_model)
+    local = Path(base).is_dir()
+    label2id = {lab: i for i, lab in enumerate(labels)}
+    tokenizer = AutoTokenizer.from_pretrained(base, local_files_only=local)
+    net = auto_class.from_pretrained(base, local_files_only=local, num_labels=len(labels),
+                                     id2label=dict(enumerate(labels)), label2id=label2id)
+    net.to(device)
+    examples, truncated = encode(tokenizer, label2id)
+    lengths = [len(e["input_ids"]) for e in examples]
+    schedule = [epoch_batches(lengths, config.batch_size, config.seed, epoch, config.group_by_length)
+                for epoch in range(config.epochs)]
+    steps = sum(len(b) for b in schedule)
+    optimizer, scheduler = adamw_with_linear_schedule(
+        net, learning_rate=config.learning_rate, weight_decay=config.weight_decay,
+        warmup_ratio=config.warmup_ratio, total_steps=steps)
+    pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
+
+    def logged(epoch: int, loss: float) -> None:
+        log.info("%s: epoch %d/%d, mean loss %.4f, %.0f s", name, epoch + 1, config.epochs, loss,
+                 time.perf_counter() - started)
+
+    losses = fit(net, examples, schedule, pad_id=pad_id, optimizer=optimizer, scheduler=scheduler,
+                 max_grad_norm=config.max_grad_norm, device=device, name=name, on_epoch=logged)
+    net.eval()
+    return FineTuned(net, tokenizer, losses, steps, truncated)
+
+
+def save_fine_tuned(model: FineTuned, out: Path, config: FineTuneConfig, device: str,
+                    metrics: Mapping[str, Any]) -> None:
+    """Write the checkpoint (model and tokenizer) to ``out`` with ``training.json``: the config, the
+    device, the torch thread count and ``metrics``."""
+    import torch
+
+    out.mkdir(parents=True, exist_ok=True)
+    model.net.save_pretrained(out)
+    model.tokenizer.save_pretrained(out)
+    record = {"config": asdict(config), "device": device, "torch_threads": torch.get_num_threads(),
+              "metrics": dict(metrics)}
+    (out / "training.json").write_text(json.dumps(record, indent=2, sort_keys=True) + "\n", encoding="utf-8")

@@ -20,12 +20,11 @@ the mean training loss of every epoch.
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -33,10 +32,9 @@ from lingtest.data.model import Document
 from lingtest.errors import ConfigError, InputError
 from lingtest.resources.finetuning import (
     FineTuneConfig,
-    adamw_with_linear_schedule,
     config_from_mapping,
-    epoch_batches,
-    fit,
+    fine_tune,
+    save_fine_tuned,
     seed_everything,
     torch_threads,
 )
@@ -196,11 +194,9 @@ def train_classifier(config: TrainClassifierConfig, train: Sequence[LabelledText
 
 def _train(config: TrainClassifierConfig, train: Sequence[LabelledText], test: Sequence[LabelledText],
            out: Path) -> dict[str, Any]:
-    import torch
-    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+    from transformers import AutoModelForSequenceClassification
 
     from lingtest.resources.device import pick_device
-    from lingtest.resources.embeddings import resolve_embedder_model
     from lingtest.systems.classification.transformer import predict_probabilities
 
     if not train:
@@ -216,51 +212,22 @@ def _train(config: TrainClassifierConfig, train: Sequence[LabelledText], test: S
     unknown = sorted({t.label for t in test} - set(labels))
     if unknown:
         raise InputError(f"test labels {unknown} never occur in the training data", field="test")
-    label2id = {lab: i for i, lab in enumerate(labels)}
-
-    base = resolve_embedder_model(config.base_model)
-    local = Path(base).is_dir()
-    tokenizer = AutoTokenizer.from_pretrained(base, local_files_only=local)
-    net = AutoModelForSequenceClassification.from_pretrained(
-        base, local_files_only=local, num_labels=len(labels), id2label=dict(enumerate(labels)),
-        label2id=label2id)
-    net.to(device)
-
-    examples, truncated = _encode(tokenizer, train, label2id, config.max_length)
-    lengths = [len(e["input_ids"]) for e in examples]
-    schedule = [epoch_batches(lengths, config.batch_size, config.seed, epoch, config.group_by_length)
-                for epoch in range(config.epochs)]
-    total = sum(len(b) for b in schedule)
-    optimizer, scheduler = adamw_with_linear_schedule(
-        net, learning_rate=config.learning_rate, weight_decay=config.weight_decay,
-        warmup_ratio=config.warmup_ratio, total_steps=total)
-    pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
-
-    def logged(epoch: int, loss: float) -> None:
-        log.info("train_classifier: epoch %d/%d, mean loss %.4f, %.0f s", epoch + 1, config.epochs, loss,
-                 time.perf_counter() - started)
-
-    losses = fit(net, examples, schedule, pad_id=pad_id, optimizer=optimizer, scheduler=scheduler,
-                 max_grad_norm=config.max_grad_norm, device=device, name="train_classifier", on_epoch=logged)
+    model = fine_tune(config, AutoModelForSequenceClassification, labels,
+                      lambda tok, l2i: _encode(tok, train, l2i, config.max_length), device,
+                      name="train_classifier", started=started)
     train_seconds = time.perf_counter() - started
 
-    net.eval()
     pred: list[str] = []
     for i in range(0, len(test), config.eval_batch_size):
         chunk = [t.text for t in test[i:i + config.eval_batch_size]]
-        for probs in predict_probabilities(net, tokenizer, chunk, max_length=config.max_length, device=device):
+        for probs in predict_probabilities(model.net, model.tokenizer, chunk, max_length=config.max_length,
+                                           device=device):
             pred.append(min(probs, key=lambda k: (-probs[k], k)))
     scores = classification_scores([t.label for t in test], pred, labels)
-
-    out.mkdir(parents=True, exist_ok=True)
-    net.save_pretrained(out)
-    tokenizer.save_pretrained(out)
     metrics = {"test": scores, "test_accuracy": scores["accuracy"], "test_macro_f1": scores["macro_f1"],
-               "train_loss": losses, "steps": total, "train_texts": len(train), "test_texts": len(test),
+               "train_loss": model.losses, "steps": model.steps, "train_texts": len(train), "test_texts": len(test),
                "train_label_counts": dict(sorted(Counter(t.label for t in train).items())),
-               "truncated_train_texts": truncated, "labels": labels,
+               "truncated_train_texts": model.truncated, "labels": labels,
                "train_seconds": round(train_seconds, 3), "seconds": round(time.perf_counter() - started, 3)}
-    record = {"config": asdict(config), "device": device, "torch_threads": torch.get_num_threads(),
-              "metrics": metrics}
-    (out / "training.json").write_text(json.dumps(record, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    save_fine_tuned(model, out, config, device, metrics)
     return metrics

@@ -24,11 +24,10 @@ defaults live in ``conf/``, not here).
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -38,10 +37,10 @@ from lingtest.resources.finetuning import (
     GROUP_BATCHES,
     IGNORE,
     FineTuneConfig,
-    adamw_with_linear_schedule,
     config_from_mapping,
     epoch_batches,
-    fit,
+    fine_tune,
+    save_fine_tuned,
     seed_everything,
     torch_threads,
 )
@@ -163,12 +162,10 @@ def train_ner(config: TrainNERConfig, train_sentences: Sequence[TaggedSentence],
 
 def _train(config: TrainNERConfig, train_sentences: Sequence[TaggedSentence],
            dev_sentences: Sequence[TaggedSentence], out: Path) -> dict[str, Any]:
-    import torch
-    from transformers import AutoModelForTokenClassification, AutoTokenizer
+    from transformers import AutoModelForTokenClassification
 
     from lingtest.metrics.ner import score_ner
     from lingtest.resources.device import pick_device
-    from lingtest.resources.embeddings import resolve_embedder_model
 
     if not train_sentences:
         raise InputError("no training sentences", field="train_sentences")
@@ -176,49 +173,19 @@ def _train(config: TrainNERConfig, train_sentences: Sequence[TaggedSentence],
     device = pick_device(config.device)
     seed_everything(config.seed)
     labels = label_list(train_sentences)
-    label2id = {t: i for i, t in enumerate(labels)}
     unknown = sorted({t for s in dev_sentences for t in s.tags} - set(labels))
     if unknown:
         raise InputError(f"dev tags {unknown} never occur in the training data", field="dev_sentences")
 
-    base = resolve_embedder_model(config.base_model)
-    local = Path(base).is_dir()
-    tokenizer = AutoTokenizer.from_pretrained(base, local_files_only=local)
-    net = AutoModelForTokenClassification.from_pretrained(
-        base, local_files_only=local, num_labels=len(labels), id2label=dict(enumerate(labels)),
-        label2id=label2id)
-    net.to(device)
-
-    examples, truncated = _encode(tokenizer, train_sentences, label2id, config.max_length)
-    lengths = [len(e["input_ids"]) for e in examples]
-    schedule = [epoch_batches(lengths, config.batch_size, config.seed, epoch, config.group_by_length)
-                for epoch in range(config.epochs)]
-    total = sum(len(b) for b in schedule)
-    optimizer, scheduler = adamw_with_linear_schedule(
-        net, learning_rate=config.learning_rate, weight_decay=config.weight_decay,
-        warmup_ratio=config.warmup_ratio, total_steps=total)
-    pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
-
-    def logged(epoch: int, loss: float) -> None:
-        log.info("train_ner: epoch %d/%d, mean loss %.4f, %.0f s", epoch + 1, config.epochs, loss,
-                 time.perf_counter() - started)
-
-    epoch_losses = fit(net, examples, schedule, pad_id=pad_id, optimizer=optimizer, scheduler=scheduler,
-                       max_grad_norm=config.max_grad_norm, device=device, name="train_ner", on_epoch=logged)
-
-    net.eval()
-    pred = predict_dev(net, tokenizer, dev_sentences, max_length=config.max_length,
+    model = fine_tune(config, AutoModelForTokenClassification, labels,
+                      lambda tok, l2i: _encode(tok, train_sentences, l2i, config.max_length), device,
+                      name="train_ner", started=started)
+    pred = predict_dev(model.net, model.tokenizer, dev_sentences, max_length=config.max_length,
                        batch_size=config.eval_batch_size, device=device)
     dev = score_ner([list(s.tags) for s in dev_sentences], pred)
-
-    out.mkdir(parents=True, exist_ok=True)
-    net.save_pretrained(out)
-    tokenizer.save_pretrained(out)
-    metrics = {"dev": dev.to_dict(), "dev_f1": dev.overall.f1, "train_loss": epoch_losses, "steps": total,
+    metrics = {"dev": dev.to_dict(), "dev_f1": dev.overall.f1, "train_loss": model.losses, "steps": model.steps,
                "train_sentences": len(train_sentences), "dev_sentences": len(dev_sentences),
-               "truncated_train_words": truncated, "labels": labels,
+               "truncated_train_words": model.truncated, "labels": labels,
                "seconds": round(time.perf_counter() - started, 3)}
-    record = {"config": asdict(config), "device": device, "torch_threads": torch.get_num_threads(),
-              "metrics": metrics}
-    (out / "training.json").write_text(json.dumps(record, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    save_fine_tuned(model, out, config, device, metrics)
     return metrics
