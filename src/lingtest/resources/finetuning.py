@@ -25,7 +25,7 @@ from lingtest.errors import ConfigError, MissingResourceError
 
 __all__ = ["GROUP_BATCHES", "IGNORE", "FineTuneConfig", "FineTuned", "adamw_with_linear_schedule",
            "checkpoint_fingerprint", "collate", "config_from_mapping", "epoch_batches", "fine_tune", "fit",
-           "save_fine_tuned", "seed_everything", "torch_threads"]
+           "load_pretrained", "save_fine_tuned", "seed_everything", "torch_threads"]
 
 log = logging.getLogger(__name__)
 
@@ -302,3 +302,23 @@ def save_fine_tuned(model: FineTuned, out: Path, config: FineTuneConfig, device:
     record = {"config": asdict(config), "device": device, "torch_threads": torch.get_num_threads(),
               "metrics": dict(metrics)}
     (out / "training.json").write_text(json.dumps(record, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def load_pretrained(auto_class: Any, model: str, *, revision: str | None, device: str, kind: str) -> tuple[Any, Any]:
+    """``(model, tokenizer)`` of a checkpoint (hub id or local folder) loaded as ``auto_class``, in eval
+    mode on ``device``. Raises :class:`MissingResourceError` naming ``kind`` (e.g. "token-classification")
+    when it cannot be loaded."""
+    from transformers import AutoTokenizer
+
+    local = Path(model).expanduser().is_dir()
+    where = str(Path(model).expanduser()) if local else model
+    try:
+        tok = AutoTokenizer.from_pretrained(where, revision=revision, local_files_only=local)
+        net = auto_class.from_pretrained(where, revision=revision, local_files_only=local)
+    except OSError as exc:
+        raise MissingResourceError(
+            f"cannot load {kind} model {model!r} ({exc}); a hub id is downloaded on first use "
+            "(needs a network), or give a local folder") from exc
+    net.eval()
+    net.to(device)
+    return net, tok

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from lingtest.errors import ConfigError, MissingResourceError
-from lingtest.resources.finetuning import checkpoint_fingerprint
+from lingtest.resources.finetuning import checkpoint_fingerprint, load_pretrained
 from lingtest.systems.classification.base import Classifier, Probabilities
 from lingtest.systems.classification.labels import NEGATIVE, POSITIVE, check_margin, map_labels, three_class
 
@@ -31,21 +31,10 @@ __all__ = ["FineTunedClassifier", "HFTextClassifier", "load_sequence_classifier"
 def load_sequence_classifier(model: str, *, revision: str | None, device: str) -> tuple[Any, Any]:
     """``(model, tokenizer)`` of a sequence-classification checkpoint (hub id or local folder), in eval
     mode on ``device``. Raises :class:`MissingResourceError` when it cannot be loaded."""
-    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+    from transformers import AutoModelForSequenceClassification
 
-    local = Path(model).expanduser().is_dir()
-    where = str(Path(model).expanduser()) if local else model
-    try:
-        tok = AutoTokenizer.from_pretrained(where, revision=revision, local_files_only=local)
-        net = AutoModelForSequenceClassification.from_pretrained(where, revision=revision,
-                                                                 local_files_only=local)
-    except OSError as exc:
-        raise MissingResourceError(
-            f"cannot load text-classification model {model!r} ({exc}); a hub id is downloaded on first use "
-            "(needs a network), or give a local folder") from exc
-    net.eval()
-    net.to(device)
-    return net, tok
+    return load_pretrained(AutoModelForSequenceClassification, model, revision=revision, device=device,
+                           kind="text-classification")
 
 
 def predict_probabilities(net: Any, tokenizer: Any, texts: Sequence[str], *, max_length: int,

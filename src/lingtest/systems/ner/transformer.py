@@ -23,7 +23,7 @@ from typing import Any
 
 from lingtest.data.model import Entity
 from lingtest.errors import MissingResourceError
-from lingtest.resources.finetuning import checkpoint_fingerprint
+from lingtest.resources.finetuning import checkpoint_fingerprint, load_pretrained
 from lingtest.systems.ner.base import NERSystem, Tokens
 from lingtest.systems.ner.spans import tags_to_entities
 
@@ -36,23 +36,13 @@ __all__ = ["AGGREGATIONS", "HFTokenClassificationSystem", "MiniLMNERSystem", "ch
 def load_token_classifier(model: str, *, revision: str | None, device: str) -> tuple[Any, Any]:
     """``(model, tokenizer)`` of a token-classification checkpoint (hub id or local folder), in eval
     mode on ``device``. Raises :class:`MissingResourceError` when it cannot be loaded."""
-    from transformers import AutoModelForTokenClassification, AutoTokenizer
+    from transformers import AutoModelForTokenClassification
 
-    local = Path(model).expanduser().is_dir()
-    where = str(Path(model).expanduser()) if local else model
-    try:
-        tok = AutoTokenizer.from_pretrained(where, revision=revision, local_files_only=local)
-        net = AutoModelForTokenClassification.from_pretrained(where, revision=revision,
-                                                              local_files_only=local)
-    except OSError as exc:
-        raise MissingResourceError(
-            f"cannot load token-classification model {model!r} ({exc}); a hub id is downloaded on first use "
-            "(needs a network), or give a local folder") from exc
+    net, tok = load_pretrained(AutoModelForTokenClassification, model, revision=revision, device=device,
+                               kind="token-classification")
     if not getattr(tok, "is_fast", False):
         raise MissingResourceError(f"model {model!r} has no fast tokenizer (tokenizer.json); word alignment "
                                    "needs one")
-    net.eval()
-    net.to(device)
     return net, tok
 
 
