@@ -60,6 +60,13 @@ def _log(tracker: Any, prefix: str, metrics: dict[str, Any], artifacts: list[Pat
         tracker.log_artifact(str(a))
 
 
+def _write_system_row(cfg: Any, tracker: Any, item: str, row: dict[str, Any], path: Path, prefix: str) -> None:
+    """A per-system stage's end: its metrics file, the run's system/corpus tags and its metrics."""
+    write_json(path, row)
+    tracker.set_tags({"system": item, "corpus": str(cfg.tin.corpus)})
+    _log(tracker, prefix, row, [path])
+
+
 def _labelled(cfg: Any) -> bool:
     return str(cfg.tin.corpus) not in (cfg.tin.get("unlabelled") or {})
 
@@ -147,9 +154,7 @@ def generate_stage(cfg: Any, tracker: Any, item: str) -> dict[str, Any]:
     counts = gen.counts_dict(names)
     metrics: dict[str, Any] = {"system": item, "corpus": str(cfg.tin.corpus), "sources": len(sources),
                                "mutants": counts, "seconds": seconds, "seconds_by_step": gen.seconds}
-    write_json(_generation_path(cfg, item), metrics)
-    tracker.set_tags({"system": item, "corpus": str(cfg.tin.corpus)})
-    _log(tracker, f"tin.{item}.generation.", metrics, [_generation_path(cfg, item)])
+    _write_system_row(cfg, tracker, item, metrics, _generation_path(cfg, item), f"tin.{item}.generation.")
     log.info("TIN %s: %d cases kept of %d mutants in %.1f s", item, len(gen.cases),
              counts["overall"]["generated"], seconds)
     return metrics
@@ -218,9 +223,7 @@ def evaluate_stage(cfg: Any, tracker: Any, item: str) -> dict[str, Any]:
         f1 = ner_f1([s.entities for s in sources], [s.gold or [] for s in sources],
                     [len(s.tokens) for s in sources], lmap)
         row["source_f1"] = f1.to_dict()
-    write_json(_metrics_path(cfg, item), row)
-    tracker.set_tags({"system": item, "corpus": str(cfg.tin.corpus)})
-    _log(tracker, f"tin.{item}.", row, [_metrics_path(cfg, item)])
+    _write_system_row(cfg, tracker, item, row, _metrics_path(cfg, item), f"tin.{item}.")
     return row
 
 
@@ -259,9 +262,7 @@ def repair_stage(cfg: Any, tracker: Any, item: str) -> dict[str, Any]:
         row["repair"] = d["repair"]
         row["f1"] = d["f1"]
     row["seconds"] = round(time.perf_counter() - t0, 2)
-    write_json(_repair_path(cfg, item), row)
-    tracker.set_tags({"system": item, "corpus": str(cfg.tin.corpus)})
-    _log(tracker, f"tin.{item}.repair.", row, [_repair_path(cfg, item)])
+    _write_system_row(cfg, tracker, item, row, _repair_path(cfg, item), f"tin.{item}.repair.")
     return row
 
 
@@ -284,9 +285,7 @@ def baseline_stage(cfg: Any, tracker: Any, item: str) -> dict[str, Any]:
                                   label_map=lmap)
     row = {"system": item, "corpus": str(cfg.tin.corpus), **summary,
            "seconds": round(time.perf_counter() - t0, 2)}
-    write_json(_baseline_path(cfg, item), row)
-    tracker.set_tags({"system": item, "corpus": str(cfg.tin.corpus)})
-    _log(tracker, f"tin.{item}.baseline.", row, [_baseline_path(cfg, item)])
+    _write_system_row(cfg, tracker, item, row, _baseline_path(cfg, item), f"tin.{item}.baseline.")
     return row
 
 
