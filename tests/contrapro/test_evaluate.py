@@ -88,6 +88,29 @@ def test_run_suite_on_the_test_cases_agrees(cp_dir, examples, scores_path):
     assert run.results[0].details["margin"] == pytest.approx(1.0)  # cost 1 vs best variant cost 2
 
 
+def test_score_system_writes_metrics_results_and_logs(cp_dir, examples, scores_path, tmp_path):
+    """The per-system scoring stage body of ContraPro and ContraCAT (``suite.run.score_system``)."""
+    import json
+
+    from lingtest.contrapro.stages import grade
+    from lingtest.suite.run import score_system
+    from lingtest.tracking import NullTracker
+
+    cases = make_cases(examples)
+    system = CachedSystem(ScoresFile(scores_path, candidates=cp_dir / "contrapro"), None, batch_size=3)
+    tracker = NullTracker()
+    out = score_system(system, "scores", cases, technique="contrapro", grade=lambda o: grade(cases, o),
+                       flatten=lambda r: {"accuracy": r["sets"]["clean"]["overall"]["accuracy"]},
+                       metrics_path=tmp_path / "m" / "scores.json", results_path=tmp_path / "r" / "scores.jsonl",
+                       tracker=tracker)
+    assert out["system"] == "scores" and out["cases"] == 4
+    assert out["sets"]["clean"]["overall"]["accuracy"] == 0.5  # passed: True, False, True, False
+    assert json.loads((tmp_path / "m" / "scores.json").read_text()) == out
+    lines = (tmp_path / "r" / "scores.jsonl").read_text().splitlines()
+    assert len(lines) == 1 + 4 and '"system": "scores"' in lines[0]
+    assert tracker.metrics == {"accuracy": 0.5} and tracker.tags == {"system": "scores"}
+
+
 def test_attack_delta_pairs_attacked_with_clean(examples):
     attacked = [phrase_addition(e, RELEASE_VARIANTS["true"]) for e in examples[:2]]
     clean_scores = [[-1.0, -2.0], [-1.0, -2.0], [-1.0, -2.0], [-1.0, -2.0]]

@@ -122,23 +122,23 @@ def load_cases(path: Path) -> list[TestCase]:
 
 def score_stage(cfg: Any, tracker: Any, item: str) -> dict[str, Any]:
     from lingtest.contracat.evaluate import evaluate
-    from lingtest.suite.run import run_suite, write_results
+    from lingtest.suite.run import score_system
     from lingtest.systems.contrastive import TASK
     from lingtest.systems.factory import build_system
 
     paths = contracat_paths(cfg)
     cases = load_cases(paths["cases"])
-    system = build_system(cfg, TASK, item)
-    run = run_suite(system, cases)
-    result = {"system": item, "cases": len(cases), **evaluate([c.meta for c in cases], [o[0] for o in run.outputs])}
-    write_json(paths["metrics"] / f"{item}.json", result)
-    write_results(paths["results"] / f"{item}.jsonl", run.results, meta={"technique": TECHNIQUE, "system": item})
-    flat = {f"accuracy.{k}": v["accuracy"] for k, v in result["templates"].items() if v.get("accuracy") is not None}
-    flat.update({f"group.{k}": v for k, v in result["groups"].items()})
-    tracker.set_tags({"system": item})
-    tracker.log_metrics(flat)
-    tracker.log_artifact(str(paths["metrics"] / f"{item}.json"))
-    return result
+
+    def flatten(result: Mapping[str, Any]) -> dict[str, float]:
+        flat = {f"accuracy.{k}": v["accuracy"] for k, v in result["templates"].items()
+                if v.get("accuracy") is not None}
+        flat.update({f"group.{k}": v for k, v in result["groups"].items()})
+        return flat
+
+    return score_system(build_system(cfg, TASK, item), item, cases, technique=TECHNIQUE,
+                        grade=lambda outputs: evaluate([c.meta for c in cases], outputs), flatten=flatten,
+                        metrics_path=paths["metrics"] / f"{item}.json",
+                        results_path=paths["results"] / f"{item}.jsonl", tracker=tracker)
 
 
 def report_stage(cfg: Any, tracker: Any) -> str:

@@ -305,24 +305,23 @@ def grade(cases: Sequence[TestCase], scores: Sequence[Sequence[float]]) -> dict[
 
 
 def score_stage(cfg: Any, tracker: Any, item: str) -> dict[str, Any]:
-    from lingtest.suite.run import run_suite, write_results
+    from lingtest.suite.run import score_system
     from lingtest.systems.contrastive import TASK
     from lingtest.systems.factory import build_system
 
     paths = contrapro_paths(cfg)
     cases = load_cases(paths["cases"])
-    system = build_system(cfg, TASK, item)
-    run = run_suite(system, cases)
-    result = {"system": item, "cases": len(cases), **grade(cases, [o[0] for o in run.outputs])}
-    write_json(paths["metrics"] / f"{item}.json", result)
-    write_results(paths["results"] / f"{item}.jsonl", run.results, meta={"technique": TECHNIQUE, "system": item})
-    flat = {f"accuracy.{k}": v["overall"]["accuracy"] for k, v in result["sets"].items()
-            if v["overall"]["accuracy"] is not None}
-    flat.update({f"delta.{k}": v["delta"] for k, v in result["deltas"].items() if v["delta"] is not None})
-    tracker.set_tags({"system": item})
-    tracker.log_metrics(flat)
-    tracker.log_artifact(str(paths["metrics"] / f"{item}.json"))
-    return result
+
+    def flatten(result: Mapping[str, Any]) -> dict[str, float]:
+        flat = {f"accuracy.{k}": v["overall"]["accuracy"] for k, v in result["sets"].items()
+                if v["overall"]["accuracy"] is not None}
+        flat.update({f"delta.{k}": v["delta"] for k, v in result["deltas"].items() if v["delta"] is not None})
+        return flat
+
+    return score_system(build_system(cfg, TASK, item), item, cases, technique=TECHNIQUE,
+                        grade=lambda outputs: grade(cases, outputs), flatten=flatten,
+                        metrics_path=paths["metrics"] / f"{item}.json",
+                        results_path=paths["results"] / f"{item}.jsonl", tracker=tracker)
 
 
 # --------------------------------------------------------------------------------------------

@@ -3,12 +3,12 @@ each case's expectation, and return one result record per case."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lingtest.data.io import write_jsonl
+from lingtest.data.io import write_json, write_jsonl
 from lingtest.data.model import TestCase
 from lingtest.errors import InputError
 from lingtest.suite.expectations import parse_expectation
@@ -73,3 +73,20 @@ def run_suite(system: Any, cases: Sequence[TestCase], options: Mapping[str, Any]
 
 def write_results(path: str | Path, results: Iterable[CaseResult], meta: Mapping[str, Any] | None = None) -> int:
     return write_jsonl(path, results, kind=RESULT_KIND, meta=dict(meta or {}))
+
+
+def score_system(system: Any, name: str, cases: Sequence[TestCase], *, technique: str,
+                 grade: Callable[[list[Any]], Mapping[str, Any]],
+                 flatten: Callable[[Mapping[str, Any]], Mapping[str, float]],
+                 metrics_path: Path, results_path: Path, tracker: Any) -> dict[str, Any]:
+    """A per-system scoring stage: run ``system`` on ``cases``, grade its outputs (one per case) into the
+    metrics ``{"system", "cases", **grade(outputs)}`` written to ``metrics_path``, write the result records
+    to ``results_path``, and log ``flatten(metrics)`` and the metrics file with the run tagged ``system``."""
+    run = run_suite(system, cases)
+    result = {"system": name, "cases": len(cases), **grade([o[0] for o in run.outputs])}
+    write_json(metrics_path, result)
+    write_results(results_path, run.results, meta={"technique": technique, "system": name})
+    tracker.set_tags({"system": name})
+    tracker.log_metrics(dict(flatten(result)))
+    tracker.log_artifact(str(metrics_path))
+    return result
