@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
-from lingtest.commands import bind_typer
+from lingtest.commands import command_registrar, exit_with
 
 if TYPE_CHECKING:
     import typer
@@ -97,19 +97,9 @@ def compare(
         "--fail-on-regression", help="METRIC:DELTA (drop beyond DELTA fails) or METRIC:+DELTA (rise fails)")] = None,
 ) -> None:
     """Compare DVC metrics across git revisions, DVC experiments and systems under test."""
-    typer = _load_typer()
-    code = compare_command(list(revs or []), exps=list(exp or []), all_exps=all_exps, systems=systems,
-                           metrics=list(metric or []), only_changed=only_changed, fmt=fmt, plots=plots,
-                           gates=list(fail_on_regression or []))
-    if code:
-        raise typer.Exit(code)
+    exit_with(compare_command(list(revs or []), exps=list(exp or []), all_exps=all_exps, systems=systems,
+                              metrics=list(metric or []), only_changed=only_changed, fmt=fmt, plots=plots,
+                              gates=list(fail_on_regression or [])))
 
 
-def _load_typer() -> Any:
-    return bind_typer(globals())
-
-
-def register(app: typer.Typer) -> None:
-    """Add ``compare`` to the ``lingtest`` application."""
-    _load_typer()
-    app.command("compare")(compare)
+register = command_registrar(globals(), "compare", "compare")

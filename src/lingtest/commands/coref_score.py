@@ -32,7 +32,7 @@ import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
-from lingtest.commands import bind_typer
+from lingtest.commands import bind_typer, command_registrar, exit_with
 
 if TYPE_CHECKING:
     import typer
@@ -154,26 +154,17 @@ def coref_score(
 ) -> None:
     """Score a coreference RESPONSE against a KEY with MUC, B-cubed, CEAFm, CEAFe, BLANC, LEA and
     the CoNLL F1 (reference-scorer conventions: exact span matching, corpus counts summed)."""
-    typer = _load_typer()
+    typer = bind_typer(globals())
     name = metric.lower()
     if name not in METRIC_CHOICES:
         raise typer.BadParameter(f"{metric!r} is not one of {', '.join(METRIC_CHOICES)}",
                                  param_hint="--metric")
     if fmt not in FORMATS:
         raise typer.BadParameter(f"{fmt!r} is not one of {', '.join(FORMATS)}", param_hint="--format")
-    code = score_command(key, response, name, json_out, fmt, lenient, allow_missing)
-    if code:
-        raise typer.Exit(code)
+    exit_with(score_command(key, response, name, json_out, fmt, lenient, allow_missing))
 
 
-def _load_typer() -> Any:
-    return bind_typer(globals())
-
-
-def register(app: typer.Typer) -> None:
-    """Add ``coref-score`` to the ``lingtest`` application."""
-    _load_typer()
-    app.command("coref-score")(coref_score)
+register = command_registrar(globals(), "coref-score", "coref_score")
 
 
 def main(argv: list[str] | None = None) -> int:

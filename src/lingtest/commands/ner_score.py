@@ -32,9 +32,9 @@ import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
-from lingtest.commands import bind_typer
+from lingtest.commands import bind_typer, command_registrar, exit_with
 
 if TYPE_CHECKING:
     import typer
@@ -196,23 +196,14 @@ def ner_score(
 ) -> None:
     """Entity-level precision, recall and F1 (overall and per type) with conlleval.pl's conventions:
     a predicted entity counts when its boundaries and type equal a gold entity's."""
-    typer = _load_typer()
+    typer = bind_typer(globals())
     name = scheme.lower()
     if name not in SCHEMES:
         raise typer.BadParameter(f"{scheme!r} is not one of {', '.join(SCHEMES)}", param_hint="--scheme")
-    code = score_command(file, pred, json_out, name)
-    if code:
-        raise typer.Exit(code)
+    exit_with(score_command(file, pred, json_out, name))
 
 
-def _load_typer() -> Any:
-    return bind_typer(globals())
-
-
-def register(app: typer.Typer) -> None:
-    """Add ``ner-score`` to the ``lingtest`` application."""
-    _load_typer()
-    app.command("ner-score")(ner_score)
+register = command_registrar(globals(), "ner-score", "ner_score")
 
 
 def main(argv: list[str] | None = None) -> int:

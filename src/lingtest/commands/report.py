@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
-from lingtest.commands import bind_typer
+from lingtest.commands import command_registrar, exit_with
 
 if TYPE_CHECKING:
     import typer
@@ -81,18 +81,8 @@ def report(
                       ] = None,
 ) -> None:
     """Write one self-contained HTML report of the working tree (tables, plots, failing cases)."""
-    typer = _load_typer()
-    code = report_command(out, title=title, compare_revs=list(compare or []), exps=list(exp or []),
-                          systems=systems, metrics=list(metric or []))
-    if code:
-        raise typer.Exit(code)
+    exit_with(report_command(out, title=title, compare_revs=list(compare or []), exps=list(exp or []),
+                             systems=systems, metrics=list(metric or [])))
 
 
-def _load_typer() -> Any:
-    return bind_typer(globals())
-
-
-def register(app: typer.Typer) -> None:
-    """Add ``report`` to the ``lingtest`` application."""
-    _load_typer()
-    app.command("report")(report)
+register = command_registrar(globals(), "report", "report")

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
-from lingtest.commands import bind_typer
+from lingtest.commands import command_registrar, exit_with
 
 if TYPE_CHECKING:
     import typer
@@ -103,20 +103,10 @@ def self_bleu(
 ) -> None:
     """Print the Self-BLEU of FILE (one sentence per line): the mean over sentences of NLTK's
     sentence_bleu against all other sentences, weights 1/3 each, smoothing method1."""
-    typer = _load_typer()
-    code = self_bleu_command(file, json_out, max_n, skip_empty)
-    if code:
-        raise typer.Exit(code)
+    exit_with(self_bleu_command(file, json_out, max_n, skip_empty))
 
 
-def _load_typer() -> Any:
-    return bind_typer(globals())
-
-
-def register(app: typer.Typer) -> None:
-    """Add ``self-bleu`` to the ``lingtest`` application."""
-    _load_typer()
-    app.command("self-bleu")(self_bleu)
+register = command_registrar(globals(), "self-bleu", "self_bleu")
 
 
 def _positive_int(text: str) -> int:
