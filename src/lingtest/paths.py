@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 
 def project_root() -> Path:
@@ -15,6 +16,17 @@ def project_root() -> Path:
         if (p / "dvc.yaml").exists() and (p / "pyproject.toml").exists():
             return p
     return here
+
+
+def repo_path(path: str | os.PathLike[str]) -> Path:
+    """``path`` (``~`` expanded) as an absolute path: a relative one is taken from :func:`project_root`."""
+    p = Path(str(path)).expanduser()
+    return p if p.is_absolute() else project_root() / p
+
+
+def configured_paths(section: Any) -> dict[str, Path]:
+    """A ``cfg.paths.<technique>`` section (name -> path) as absolute paths (:func:`repo_path`)."""
+    return {str(k): repo_path(str(v)) for k, v in section.items()}
 
 
 EXP_TMP_PARTS = (".dvc", "tmp", "exps")

@@ -33,7 +33,7 @@ from lingtest.config import to_plain
 from lingtest.data import Document, read_jsonl, write_json, write_jsonl
 from lingtest.data.model import Provenance, TestCase
 from lingtest.errors import LingtestError
-from lingtest.paths import project_root
+from lingtest.paths import configured_paths, project_root
 from lingtest.progress import progress
 
 log = logging.getLogger(__name__)
@@ -75,12 +75,7 @@ def build_perturber(acfg: Mapping[str, Any], set_name: str,
 
 def adversarial_paths(cfg: Any) -> dict[str, Path]:
     """``cfg.paths.adversarial`` (sets, suite, metrics, results) as absolute paths."""
-    root = project_root()
-    out = {}
-    for k, v in dict(to_plain(cfg.paths.adversarial)).items():
-        p = Path(str(v))
-        out[k] = p if p.is_absolute() else root / p
-    return out
+    return configured_paths(cfg.paths.adversarial)
 
 
 def set_dir(sets_root: Path, set_name: str) -> Path:

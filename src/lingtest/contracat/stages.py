@@ -27,15 +27,11 @@ from lingtest.contracat.vocabulary import Vocabulary, load_vocabulary, nouns_fro
 from lingtest.data.io import read_jsonl, write_json, write_jsonl
 from lingtest.data.model import TestCase
 from lingtest.errors import ConfigError, LingtestError
-from lingtest.paths import project_root
+from lingtest.paths import configured_paths, repo_path
 from lingtest.progress import progress
 
 log = logging.getLogger(__name__)
 
-
-def _abs(p: Any) -> Path:
-    path = Path(str(p)).expanduser()
-    return path if path.is_absolute() else project_root() / path
 
 
 def contracat_config(cfg: Any) -> dict[str, Any]:
@@ -43,23 +39,23 @@ def contracat_config(cfg: Any) -> dict[str, Any]:
 
 
 def contracat_paths(cfg: Any) -> dict[str, Path]:
-    return {k: _abs(v) for k, v in dict(to_plain(cfg.paths.contracat)).items()}
+    return configured_paths(cfg.paths.contracat)
 
 
 def build_vocabulary(ccfg: Mapping[str, Any]) -> Vocabulary:
     """The configured vocabulary with ``extra_nouns`` added (a TSV list and/or English nouns looked up
     in the Ding dictionary)."""
-    voc = load_vocabulary(_abs(ccfg["vocabulary"]))
+    voc = load_vocabulary(repo_path(ccfg["vocabulary"]))
     extra = ccfg["extra_nouns"]
     cls = str(extra["class"])
     if extra.get("tsv"):
-        voc = with_nouns(voc, cls, nouns_from_tsv(_abs(extra["tsv"])))
+        voc = with_nouns(voc, cls, nouns_from_tsv(repo_path(extra["tsv"])))
     if extra.get("ding_english"):
         from lingtest.contrapro.lexicon import load_lexicon
         from lingtest.readers.textio import read_lines
 
-        english = [ln.strip() for ln in read_lines(_abs(extra["ding_english"])) if ln.strip()]
-        lexicon = load_lexicon(openthesaurus=None, ding=_abs(extra["ding"]), german_nouns=False)
+        english = [ln.strip() for ln in read_lines(repo_path(extra["ding_english"])) if ln.strip()]
+        lexicon = load_lexicon(openthesaurus=None, ding=repo_path(extra["ding"]), german_nouns=False)
         found = nouns_from_ding(lexicon, english)
         log.info("Ding: %d of %d English nouns found with a German noun of one gender", len(found), len(english))
         voc = with_nouns(voc, cls, found)

@@ -34,7 +34,7 @@ from lingtest.contrapro.evaluate import accuracy_report, attack_delta, original_
 from lingtest.data.io import read_jsonl, write_json, write_jsonl
 from lingtest.data.model import ContrastiveExample, TestCase
 from lingtest.errors import LingtestError
-from lingtest.paths import project_root
+from lingtest.paths import configured_paths, project_root, repo_path
 from lingtest.progress import progress
 
 log = logging.getLogger(__name__)
@@ -52,17 +52,8 @@ def contrapro_config(cfg: Any) -> dict[str, Any]:
 
 
 def contrapro_paths(cfg: Any) -> dict[str, Path]:
-    root = project_root()
-    out = {}
-    for k, v in dict(to_plain(cfg.paths.contrapro)).items():
-        p = Path(str(v))
-        out[k] = p if p.is_absolute() else root / p
-    return out
+    return configured_paths(cfg.paths.contrapro)
 
-
-def _abs(path: str | Path) -> Path:
-    p = Path(str(path)).expanduser()
-    return p if p.is_absolute() else project_root() / p
 
 
 def set_name(attack: str, variant: str) -> str:
@@ -101,7 +92,7 @@ def load_examples(cfg: Any, ccfg: Mapping[str, Any]) -> tuple[list[ContrastiveEx
     if not meta_path:
         return grouped, 0
     readers = to_plain(cfg.get("readers")) if cfg.get("readers") is not None else None
-    records = list(configured("contrapro_json", readers)(_abs(meta_path)))
+    records = list(configured("contrapro_json", readers)(repo_path(meta_path)))
     if any("ante distance" in ex.meta for ex in grouped):  # the official JSON was prepared: nothing to join
         return grouped, len(grouped)
     return with_metadata(grouped, records)

@@ -30,7 +30,7 @@ from typing import Any
 from lingtest.config import to_plain
 from lingtest.data import Document, read_jsonl, write_json
 from lingtest.errors import ConfigError, LingtestError
-from lingtest.paths import project_root
+from lingtest.paths import configured_paths, project_root
 
 log = logging.getLogger(__name__)
 
@@ -38,12 +38,7 @@ CLEAN = "clean"
 
 
 def training_paths(cfg: Any) -> dict[str, Path]:
-    root = project_root()
-    out = {}
-    for k, v in dict(to_plain(cfg.paths.coref_training)).items():
-        p = Path(str(v))
-        out[k] = p if p.is_absolute() else root / p
-    return out
+    return configured_paths(cfg.paths.coref_training)
 
 
 def _load(path: Path) -> list[Document]:

@@ -24,7 +24,7 @@ from lingtest.crest.sources import load_documents, sample_sources, sentence_sour
 from lingtest.crest.suite import build_suite, write_sources, write_suite
 from lingtest.data.io import write_json
 from lingtest.errors import MissingResourceError
-from lingtest.paths import project_root
+from lingtest.paths import configured_paths, repo_path
 from lingtest.progress import progress
 
 log = logging.getLogger(__name__)
@@ -130,19 +130,15 @@ def _flat_metrics(prefix: str, d: dict[str, Any]) -> dict[str, float]:
     return out
 
 
-def _root_path(p: str) -> Path:
-    path = Path(p)
-    return path if path.is_absolute() else project_root() / path
-
 
 def crest_paths(cfg: Any) -> dict[str, Path]:
     """``cfg.paths.crest`` (sources, generated, suite, metrics, results) as absolute paths."""
-    return {k: _root_path(str(v)) for k, v in dict(to_plain(cfg.paths.crest)).items()}
+    return configured_paths(cfg.paths.crest)
 
 
 def input_path(cfg: Any) -> Path:
     c = cfg.crest
-    return _root_path(str(cfg.paths.prepared)) / str(c.corpus) / f"{c.split}.jsonl"
+    return repo_path(str(cfg.paths.prepared)) / str(c.corpus) / f"{c.split}.jsonl"
 
 
 # ---- stage bodies -------------------------------------------------------------------------------

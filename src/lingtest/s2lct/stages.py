@@ -26,20 +26,16 @@ from lingtest.config import to_plain
 from lingtest.data.io import read_jsonl, write_json, write_jsonl
 from lingtest.data.model import Document, TestCase
 from lingtest.errors import ConfigError, MissingResourceError
-from lingtest.paths import project_root
+from lingtest.paths import configured_paths, project_root, repo_path
 
 log = logging.getLogger(__name__)
 
 SUITE_KIND = "testcase"
 
 
-def _root_path(p: Any) -> Path:
-    path = Path(str(p))
-    return path if path.is_absolute() else project_root() / path
-
 
 def s2lct_paths(cfg: Any) -> dict[str, Path]:
-    return {k: _root_path(v) for k, v in dict(to_plain(cfg.paths.s2lct)).items()}
+    return configured_paths(cfg.paths.s2lct)
 
 
 def _need(path: Path, stage: str) -> Path:
@@ -50,7 +46,7 @@ def _need(path: Path, stage: str) -> Path:
 
 def load_documents(cfg: Any, kind: str, corpus: str, splits: Sequence[str]) -> list[Document]:
     """Documents of ``<paths.<kind>>/<corpus>/<split>.jsonl`` for each split, in order."""
-    root = _root_path(cfg.paths[kind]) / corpus
+    root = repo_path(cfg.paths[kind]) / corpus
     docs: list[Document] = []
     for split in splits:
         p = _need(root / f"{split}.jsonl", f"the {kind} stage of {corpus}")
@@ -73,7 +69,7 @@ def knowledge(cfg: Any, *, with_sentiment: bool = True) -> Any:
     from lingtest.s2lct.seeds import hatecheck_lexicons
 
     lex = {k: list(v) for k, v in dict(to_plain(cfg.s2lct.lexicons)).items()}
-    manifest = _root_path(cfg.paths.manifests) / "hatecheck.json"
+    manifest = repo_path(cfg.paths.manifests) / "hatecheck.json"
     if manifest.exists():
         root = Path(json.loads(manifest.read_text(encoding="utf-8"))["root"])
         root = root if root.is_absolute() else project_root() / root
@@ -129,7 +125,7 @@ def build_proposer(cfg: Any, sentiment: Any) -> Any:
         lc = fc.lexicon
         pairs: list[tuple[str, str | None]] = []
         for corpus in lc.corpora:
-            root = _root_path(cfg.paths.prepared) / str(corpus)
+            root = repo_path(cfg.paths.prepared) / str(corpus)
             for p in sorted(_need(root, f"prepare@{corpus}").glob("*.jsonl")):
                 for d in read_jsonl(p, Document.from_dict):
                     for s in d.sentences:
@@ -225,7 +221,7 @@ def generate_stage(cfg: Any, tracker: Any, item: str) -> dict[str, Any]:
     base: list[TestCase] = []
     if spec.baseline is not None:
         bs = spec.baseline
-        root = _root_path(cfg.paths.prepared) / str(bs.dataset)
+        root = repo_path(cfg.paths.prepared) / str(bs.dataset)
         p = _need(root / f"{bs.split}.jsonl", f"prepare@{bs.dataset}")
         # the dataset's record kind (conf/datasets.yaml): CheckList's suite holds test cases
         record = str(cfg.datasets[str(bs.dataset)].record)

@@ -15,7 +15,7 @@ from typing import Any
 
 from lingtest.config import to_plain
 from lingtest.errors import ConfigError, MissingResourceError
-from lingtest.paths import project_root
+from lingtest.paths import configured_paths
 from lingtest.tin.filters import FilterConfig
 from lingtest.tin.grading import SchemeMapper
 from lingtest.tin.repair import RelabelConfig
@@ -23,14 +23,10 @@ from lingtest.tin.repair import RelabelConfig
 log = logging.getLogger(__name__)
 
 
-def root_path(p: Any) -> Path:
-    path = Path(str(p))
-    return path if path.is_absolute() else project_root() / path
-
 
 def tin_paths(cfg: Any) -> dict[str, Path]:
     """``cfg.paths.tin`` as absolute paths."""
-    return {k: root_path(v) for k, v in dict(to_plain(cfg.paths.tin)).items()}
+    return configured_paths(cfg.paths.tin)
 
 
 def filter_config(cfg: Any, system: str) -> FilterConfig:

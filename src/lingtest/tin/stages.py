@@ -30,7 +30,8 @@ from typing import Any
 from lingtest.data.io import read_jsonl, write_json, write_jsonl
 from lingtest.data.model import Document
 from lingtest.errors import ConfigError, MissingResourceError
-from lingtest.tin.components import Parts, filter_config, label_mapper, relabel_config, root_path, tin_paths
+from lingtest.paths import repo_path
+from lingtest.tin.components import Parts, filter_config, label_mapper, relabel_config, tin_paths
 from lingtest.tracking import numeric_metrics
 
 log = logging.getLogger(__name__)
@@ -91,7 +92,7 @@ def phrase_index_stage(cfg: Any, tracker: Any) -> dict[str, Any]:
     sentences = []
     read: dict[str, int] = {}
     for c in pc.corpora:
-        path = _need(root_path(cfg.paths.parsed) / str(c.dataset) / f"{c.split}.jsonl", f"parse@{c.dataset}")
+        path = _need(repo_path(cfg.paths.parsed) / str(c.dataset) / f"{c.split}.jsonl", f"parse@{c.dataset}")
         sents = [s for d in list(read_jsonl(path, Document.from_dict)) for s in d.sentences]
         if pc.get("max_sentences") is not None:
             sents = sents[: int(pc.max_sentences)]
@@ -114,10 +115,10 @@ def sources_stage(cfg: Any, tracker: Any) -> dict[str, Any]:
     t = cfg.tin
     lim = {"min_tokens": int(t.min_tokens), "max_tokens": int(t.max_tokens)}
     if _labelled(cfg):
-        path = _need(root_path(cfg.paths.prepared) / str(t.corpus) / f"{t.split}.jsonl", f"prepare@{t.corpus}")
+        path = _need(repo_path(cfg.paths.prepared) / str(t.corpus) / f"{t.split}.jsonl", f"prepare@{t.corpus}")
         pool = labelled_pool(list(read_jsonl(path, Document.from_dict)), **lim)
     else:
-        pool = unlabelled_pool(root_path(t.unlabelled[str(t.corpus)]), **lim)
+        pool = unlabelled_pool(repo_path(t.unlabelled[str(t.corpus)]), **lim)
     picked = sample(pool, None if t.N is None else int(t.N), int(t.seed))
     docs = parse_sources(picked, Parts(cfg).parser)
     n = write_sources(tin_paths(cfg)["sources"], docs,
