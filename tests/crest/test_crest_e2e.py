@@ -33,8 +33,8 @@ def test_paper_example_with_spacy(spacy_memo):
 def test_ontogum_sources_generate_and_evaluate(mirror, spacy_memo):
     from tests.fakes.configured import configured_system
 
-    from lingtest.crest.candidates import get_proposer
     from lingtest.readers.options import configured
+    from lingtest.resources.candidates import get_proposer
 
     path = mirror / "ontogum" / "coref" / "ontogum" / "conll" / "GUM_bio_dvorak.conll"
     if not path.exists():

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from crest_fakes import TABLE, FakeProposer, FakeScorer, make_source
 
-from lingtest.crest.candidates.rank import LMRanker
 from lingtest.crest.generate import Generator, MemoParser, Source, constituent_signature, followup_document
 from lingtest.crest.sources import sample_sources, sentence_sources
 from lingtest.data.model import Tree
+from lingtest.resources.candidates.rank import LMRanker
 
 
 def _source(parser, text="John said that the big dog quickly liked him .", clusters=((0, 1), (9, 10))):

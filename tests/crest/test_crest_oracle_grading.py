@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from crest_fakes import link_blanc
 
-from lingtest.crest.align import Alignment
 from lingtest.crest.grading import classify_errors, grade_issue, same_clustering
 from lingtest.crest.oracle import BlancOracle, non_singleton
+from lingtest.data.align import Alignment
 from lingtest.suite.oracles import ORACLES
 
 A = [(0, 1), (9, 10)]

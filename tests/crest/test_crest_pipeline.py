@@ -11,10 +11,10 @@ from omegaconf import OmegaConf
 from tests.fakes.lm import NullTracker
 
 from lingtest.crest import stages
-from lingtest.crest.candidates import PROPOSERS
 from lingtest.crest.suite import load_generated
 from lingtest.data import Cluster, Document, Mention, Sentence, TestCase, Token, read_jsonl, write_jsonl
 from lingtest.parsing import PARSERS
+from lingtest.resources.candidates import PROPOSERS
 from lingtest.systems import SYSTEMS
 
 CONF = Path(__file__).resolve().parents[2] / "conf" / "crest" / "default.yaml"

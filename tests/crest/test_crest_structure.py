@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from lingtest.crest.align import Alignment, detokenize, replace_words
 from lingtest.crest.indices import cr_related_indices
 from lingtest.crest.select import depths_preserved, mention_depth
+from lingtest.data.align import Alignment, detokenize, replace_words
 from lingtest.data.model import Cluster, Mention, Sentence, Token, Tree
 
 # The paper's Figure 1 constituent structure: SBAR attaches to S, so that the depth of "it" is

@@ -6,9 +6,9 @@ import math
 
 import pytest
 
-from lingtest.crest.candidates.base import Candidate
-from lingtest.crest.candidates.rank import LMRanker
 from lingtest.data.model import Sentence, Token
+from lingtest.resources.candidates.base import Candidate
+from lingtest.resources.candidates.rank import LMRanker
 from lingtest.resources.fill import FillProposer, WordNetVectorsFillProposer
 
 UPOS = {"rose": "VERB", "sharply": "ADV", "Shares": "NOUN", "Acme": "PROPN"}

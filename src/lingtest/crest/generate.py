@@ -3,7 +3,7 @@
 
 Constituent check: the replaced token's *signature* is its preterminal label (Penn POS) and the
 label of its parent phrase. For a multi-word replacement the head word stands for the span (the
-first word of a verb, the last word otherwise, as in :mod:`~lingtest.crest.inflect`).
+first word of a verb, the last word otherwise, as in :mod:`~lingtest.resources.candidates.inflect`).
 
 ``M`` bounds the follow-ups per **source** (Algorithm 1's input), not per position. Candidates are
 tried position by position, left to right as in Algorithm 1 (``order="position"``), or one per
@@ -23,11 +23,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from lingtest.crest.align import Alignment, Span, replace_words
-from lingtest.crest.candidates.base import Candidate, Proposer, merge_candidates
 from lingtest.crest.indices import cr_related_indices
 from lingtest.crest.select import depths_preserved
+from lingtest.data.align import Alignment, Span, replace_words
 from lingtest.data.model import Cluster, Document, Mention, Sentence, Tree
+from lingtest.resources.candidates.base import Candidate, Proposer, merge_candidates
 
 
 class MemoParser:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from lingtest.crest.align import Alignment, Span
+from lingtest.data.align import Alignment, Span
 
 Clusters = Sequence[Sequence[Span]]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from lingtest.crest.align import Alignment, Span
+from lingtest.data.align import Alignment, Span
 from lingtest.data.model import Tree
 
 

@@ -17,8 +17,6 @@ from pathlib import Path
 from typing import Any
 
 from lingtest.config import to_plain
-from lingtest.crest.candidates import get_proposer
-from lingtest.crest.candidates.rank import LMRanker
 from lingtest.crest.generate import FollowUp, GenerationStats, Generator, MemoParser, Source
 from lingtest.crest.sources import load_documents, sample_sources, sentence_sources
 from lingtest.crest.suite import build_suite, write_sources, write_suite
@@ -26,6 +24,8 @@ from lingtest.data.io import write_json
 from lingtest.errors import MissingResourceError
 from lingtest.paths import configured_paths, repo_path
 from lingtest.progress import progress
+from lingtest.resources.candidates import get_proposer
+from lingtest.resources.candidates.rank import LMRanker
 
 log = logging.getLogger(__name__)
 

@@ -11,8 +11,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from lingtest.crest.align import Alignment
 from lingtest.crest.generate import FollowUp, Source, followup_document
+from lingtest.data.align import Alignment
 from lingtest.data.io import read_jsonl, write_jsonl
 from lingtest.data.model import Document, Provenance, Sentence, TestCase
 from lingtest.errors import InputError

@@ -17,7 +17,7 @@ and entity relabelling, CREST's candidates, the word-substitution baselines):
 ``bert-large-cased``, ``k = 10``, raw logit ``> 9``) loaded through
 :class:`lingtest.resources.lm.MaskedLMScorer` (its model, tokenizer, device and batch size). No
 English masked LM ships offline; :class:`WordNetVectorsFillProposer` puts the offline proposer
-(CREST's WordNet and word-vector candidates ranked by the causal LM, :mod:`lingtest.crest.candidates`)
+(CREST's WordNet and word-vector candidates ranked by the causal LM, :mod:`lingtest.resources.candidates`)
 behind the same protocol.
 """
 
@@ -290,10 +290,10 @@ class MaskedLMFillProposer(FillProposerBase):
 class WordNetVectorsFillProposer(FillProposerBase):
     """CREST's candidates behind this protocol: ``parser`` annotates the sentence (UPOS, PTB tag,
     lemma; pass a :class:`~lingtest.parsing.cache.CachedParser`), each of ``proposers`` (CREST
-    :class:`~lingtest.crest.candidates.base.Proposer` objects, e.g. ``wordnet`` and ``vectors``, in
+    :class:`~lingtest.resources.candidates.base.Proposer` objects, e.g. ``wordnet`` and ``vectors``, in
     precedence order) proposes for the position, the lists are merged
-    (:func:`~lingtest.crest.candidates.base.merge_candidates`), candidates of more than one word are
-    dropped, and ``ranker`` (:class:`~lingtest.crest.candidates.rank.LMRanker`) scores them all in one
+    (:func:`~lingtest.resources.candidates.base.merge_candidates`), candidates of more than one word are
+    dropped, and ``ranker`` (:class:`~lingtest.resources.candidates.rank.LMRanker`) scores them all in one
     call: ``score`` is the ranker's probability of the candidate among the position's candidates.
     Candidates the ranker leaves unscored (sources outside its ``filter_sources``) are not proposed,
     so list every proposer's source there. Like CREST, only content words (NOUN, VERB, ADJ, ADV)
@@ -311,7 +311,7 @@ class WordNetVectorsFillProposer(FillProposerBase):
         self.ranker = ranker
 
     def propose_many(self, requests: Sequence[FillRequest], k: int) -> list[list[Fill]]:
-        from lingtest.crest.candidates.base import merge_candidates
+        from lingtest.resources.candidates.base import merge_candidates
 
         if not requests:
             return []

@@ -2,7 +2,7 @@
 
 Replacing source token ``p`` by ``n`` words shifts every later token by ``n - 1``; a follow-up token
 inside a replacement maps back to the replaced position. Spans use exclusive ends. CREST's one-word
-replacement is the special case of a single entry (:class:`lingtest.crest.align.Alignment`).
+replacement is the special case of a single entry (:class:`lingtest.data.align.Alignment`).
 """
 
 from __future__ import annotations

@@ -132,7 +132,7 @@ def same_output(task: Task, a: Any, b: Any, alignment: Any = None) -> bool:
 def replacement_alignment(case: TestCase) -> Any:
     """The alignment of a one-position replacement recorded in ``case.meta`` (``position``,
     ``n_new_tokens``) over the source sentence."""
-    from lingtest.crest.align import Alignment
+    from lingtest.data.align import Alignment
 
     m = case.meta
     try:

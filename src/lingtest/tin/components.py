@@ -115,8 +115,8 @@ class Parts:
             raise ConfigError(f"tin.fill.kind must be wordnet_vectors or masked_lm, got {kind!r}")
         from omegaconf import OmegaConf
 
-        from lingtest.crest.candidates import get_proposer
-        from lingtest.crest.candidates.rank import LMRanker
+        from lingtest.resources.candidates import get_proposer
+        from lingtest.resources.candidates.rank import LMRanker
         from lingtest.resources.lm import scorer_from_config
         from lingtest.resources.threads import resolve_threads
 

@@ -126,8 +126,8 @@ def _question_mark(words: list[str]) -> bool:
 
 
 def lemmatize_verb(word: str) -> str:
-    """lemminflect's verb lemma (:func:`lingtest.crest.inflect.lemmatize`), imported when needed."""
-    from lingtest.crest.inflect import lemmatize
+    """lemminflect's verb lemma (:func:`lingtest.resources.candidates.inflect.lemmatize`), imported when needed."""
+    from lingtest.resources.candidates.inflect import lemmatize
 
     return lemmatize(word, "VERB")
 

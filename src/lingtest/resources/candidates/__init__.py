@@ -4,16 +4,16 @@ A proposer is an object with ``name`` and
 ``propose(sentence: Sentence, positions: Sequence[int]) -> dict[int, list[Candidate]]``
 (batched over the positions of one sentence). Offline defaults: ``wordnet`` (synonyms and
 antonyms) and ``vectors`` (spaCy md word-vector neighbours). ``masked_lm`` needs the hub.
-:class:`~lingtest.crest.candidates.rank.LMRanker` re-ranks and filters them with a language model.
+:class:`~lingtest.resources.candidates.rank.LMRanker` re-ranks and filters them with a language model.
 """
 
-from lingtest.crest.candidates.base import Candidate, Proposer, merge_candidates
 from lingtest.registry import Registry
+from lingtest.resources.candidates.base import Candidate, Proposer, merge_candidates
 
 PROPOSERS: Registry = Registry("candidate proposer")
-PROPOSERS.register_lazy("wordnet", "lingtest.crest.candidates.wordnet:WordNetProposer")
-PROPOSERS.register_lazy("vectors", "lingtest.crest.candidates.vectors:VectorProposer")
-PROPOSERS.register_lazy("masked_lm", "lingtest.crest.candidates.masked_lm:MaskedLMProposer")
+PROPOSERS.register_lazy("wordnet", "lingtest.resources.candidates.wordnet:WordNetProposer")
+PROPOSERS.register_lazy("vectors", "lingtest.resources.candidates.vectors:VectorProposer")
+PROPOSERS.register_lazy("masked_lm", "lingtest.resources.candidates.masked_lm:MaskedLMProposer")
 
 
 def get_proposer(name: str, **options) -> Proposer:

@@ -25,9 +25,9 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from lingtest.crest.align import detokenize, replace_words
-from lingtest.crest.candidates.base import Candidate
+from lingtest.data.align import detokenize, replace_words
 from lingtest.data.model import Sentence
+from lingtest.resources.candidates.base import Candidate
 
 
 def softmax(logps: Sequence[float]) -> list[float]:

@@ -4,7 +4,7 @@ Needs the model hub (or a local copy): the scorer is
 :class:`lingtest.resources.lm.MaskedLMScorer`, whose ``propose(words, index, top_k=...)`` masks
 ``words[index]`` and returns candidates with ``token`` and ``prob`` (``propose_many`` batches). Offline runs
 use the ``vectors`` and
-``wordnet`` proposers ranked by the causal LM instead (:mod:`~lingtest.crest.candidates.rank`).
+``wordnet`` proposers ranked by the causal LM instead (:mod:`~lingtest.resources.candidates.rank`).
 The scorer is injectable so this module is tested on recorded outputs. Proposals are whole words
 from the masked LM's vocabulary, used as they come (no re-inflection: the LM sees the context).
 """
@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from lingtest.crest.candidates.base import CONTENT_UPOS, Candidate
-from lingtest.crest.inflect import match_case
 from lingtest.data.model import Sentence
+from lingtest.resources.candidates.base import CONTENT_UPOS, Candidate
+from lingtest.resources.candidates.inflect import match_case
 
 
 class MaskedLMProposer:

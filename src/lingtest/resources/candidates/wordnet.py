@@ -6,7 +6,7 @@ WordNet n/v/a+s/r), restricted to the ``max_senses`` most frequent senses in Wor
 numbers are ordered by SemCor frequency, so the first sense is the best guess without context).
 Synonyms are the other lemma names of those synsets; antonyms are the antonyms WordNet lists for
 the token's lemma in those synsets. Every candidate is inflected to the original token's Penn tag
-(:func:`~lingtest.crest.inflect.inflect_like`) and given its capitalisation.
+(:func:`~lingtest.resources.candidates.inflect.inflect_like`) and given its capitalisation.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from lingtest.crest.candidates.base import CONTENT_UPOS, Candidate
-from lingtest.crest.inflect import inflect_like, lemmatize, match_case
 from lingtest.data.model import Sentence
+from lingtest.resources.candidates.base import CONTENT_UPOS, Candidate
+from lingtest.resources.candidates.inflect import inflect_like, lemmatize, match_case
 
 UPOS_TO_WN = {"NOUN": ("n",), "VERB": ("v",), "ADJ": ("a", "s"), "ADV": ("r",)}
 

@@ -7,7 +7,7 @@ check of Algorithm 3 later confirms the POS in context). A neighbour is inflecte
 token's tag. The md table is pruned (many words share a row), so ties in cosine are broken
 alphabetically, over all lemmas, so that the neighbours are the same on every machine
 (:meth:`VectorIndex.neighbours`). These candidates are meant to be filtered by
-:class:`~lingtest.crest.candidates.rank.LMRanker`.
+:class:`~lingtest.resources.candidates.rank.LMRanker`.
 
 Cache and determinism: the index is a pure function of a few arrays (:func:`build_index_arrays`),
 which is exactly what the on-disk cache ``<cache>/crest/*.npz`` stores. A freshly built index and
@@ -27,11 +27,11 @@ from typing import Any
 
 import numpy as np
 
-from lingtest.crest.candidates.base import CONTENT_UPOS, Candidate
-from lingtest.crest.candidates.wordnet import UPOS_TO_WN, load_wordnet
-from lingtest.crest.inflect import inflect_like, lemmatize, match_case
 from lingtest.data.model import Sentence
 from lingtest.errors import MissingResourceError
+from lingtest.resources.candidates.base import CONTENT_UPOS, Candidate
+from lingtest.resources.candidates.inflect import inflect_like, lemmatize, match_case
+from lingtest.resources.candidates.wordnet import UPOS_TO_WN, load_wordnet
 
 log = logging.getLogger(__name__)
 
