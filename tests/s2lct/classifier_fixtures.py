@@ -78,7 +78,7 @@ def stage_config(tmp_path: Path, prepared: Path, suites_root: Path, *, base_mode
         "s2lct": {"seed": 13, "systems": {"toy": "toy"},
                   "training": {"trainer": {**TRAINER, "base_model": base_model, **trainer},
                                "classifiers": {"toy": TOY_DATA}},
-                  "coverage": {"systems": {"toy": {"suite": "toy", "bounds": TOY_DATA}},
+                  "coverage": {"systems": {"toy": {"suite": "toy", "bounds": TOY_DATA}}, "hub_systems": {},
                                "modules": r"(.+\.)?(encoder|transformer)\.layer\.\d+", "bounds_max_texts": None,
                                "sizes": [2, 4, 8], "trials": 3, "batch_size": 3}},
     })

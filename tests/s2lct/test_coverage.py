@@ -156,6 +156,26 @@ def test_the_coverage_stage_needs_a_transformer(tmp_path):
         coverage_stage(cfg, NullTracker(), "other")
 
 
+def test_the_coverage_stage_on_a_hub_classifier(tmp_path):
+    """s2lct_coverage_hub@<system>: an ``hf_text_classification`` entry (here a local folder standing in for
+    a hub id) listed under ``hub_systems`` gets the same curves as the same weights under ``systems``."""
+    from lingtest.s2lct.classifier_stages import coverage_stage
+
+    tiny_sequence_classifier(tmp_path / "models" / "toy", ["negative", "positive"], seed=9)
+    cfg = stage_config(tmp_path, sentiment_corpus(tmp_path), suites(tmp_path), base_model="offline-default")
+    ours = coverage_stage(cfg, NullTracker(), "toy")
+    cfg.systems.classification.hubby = {"kind": "hf_text_classification", "model": str(tmp_path / "models" / "toy"),
+                                        "revision": None, "label_map": {"negative": "negative", "positive": "positive"},
+                                        "neutral_margin": None, "max_length": 32, "device": "cpu"}
+    cfg.s2lct.coverage.hub_systems = {"hubby": {"suite": "toy", "bounds": cfg.s2lct.coverage.systems.toy.bounds}}
+    hub = coverage_stage(cfg, NullTracker(), "hubby")
+    assert hub["system"] == "hubby" and (tmp_path / "metrics" / "coverage" / "hubby.json").exists()
+    assert hub["curves"] == ours["curves"] and hub["neurons"] == ours["neurons"] == 16
+    cfg.s2lct.coverage.hub_systems = {"toy": cfg.s2lct.coverage.systems.toy}
+    with pytest.raises(ConfigError, match="in both"):
+        coverage_stage(cfg, NullTracker(), "toy")
+
+
 def test_suite_texts_reads_cases_and_documents(tmp_path):
     from lingtest.data.io import write_jsonl
     from lingtest.errors import InputError

@@ -130,7 +130,7 @@ def suite_texts(path: str | Path) -> list[str]:
 
 def _coverage_options(cfg: Any) -> dict[str, Any]:
     c = to_plain(cfg.s2lct.coverage)
-    names = {"systems", "modules", "bounds_max_texts", "sizes", "trials", "batch_size"}
+    names = {"systems", "hub_systems", "modules", "bounds_max_texts", "sizes", "trials", "batch_size"}
     unknown = sorted(set(c) - names)
     missing = sorted(names - set(c))
     if unknown or missing:
@@ -138,10 +138,22 @@ def _coverage_options(cfg: Any) -> dict[str, Any]:
     return c
 
 
+def coverage_entry(opts: dict[str, Any], item: str) -> tuple[str, Any]:
+    """``(section, entry)`` of system ``item`` in ``s2lct.coverage.systems`` (our fine-tuned classifiers)
+    or ``s2lct.coverage.hub_systems`` (hub classifiers); a name in both or in neither is a ConfigError."""
+    found = [(where, (opts[where] or {})[item]) for where in ("systems", "hub_systems") if item in (opts[where] or {})]
+    if len(found) != 1:
+        known = sorted({*(opts["systems"] or {}), *(opts["hub_systems"] or {})})
+        why = "is in both systems and hub_systems" if found else "is not configured"
+        raise ConfigError(f"s2lct.coverage: {item} {why}; configured: {', '.join(known) or '(none)'}")
+    return found[0]
+
+
 def coverage_stage(cfg: Any, tracker: Any, item: str) -> dict[str, Any]:
     """BoundCov and SActCov of transformer classifier ``item`` on its S2LCT suite and on that suite's
     baseline (CheckList / HateCheck mapped to the capabilities), with neuron bounds from its training
-    texts (``s2lct.coverage.systems.<item>``: ``suite`` and ``bounds``, a training data spec);
+    texts (``s2lct.coverage.systems.<item>`` or ``hub_systems.<item>``: ``suite`` and ``bounds``, a
+    training data spec);
     ``<paths.s2lct.coverage>/<item>.json`` and ``.png``."""
     import numpy as np
 
@@ -154,16 +166,12 @@ def coverage_stage(cfg: Any, tracker: Any, item: str) -> dict[str, Any]:
     from lingtest.systems.factory import instantiate, system_entry
 
     opts = _coverage_options(cfg)
-    systems = opts["systems"] or {}
-    if item not in systems:
-        raise ConfigError(f"s2lct.coverage.systems.{item} is not configured; configured: "
-                          f"{', '.join(sorted(systems)) or '(none)'}")
-    entry = systems[item]
+    where, entry = coverage_entry(opts, item)
     if not isinstance(entry, dict) or sorted(entry) != ["bounds", "suite"]:
-        raise ConfigError(f"s2lct.coverage.systems.{item} must hold exactly 'suite' and 'bounds'")
+        raise ConfigError(f"s2lct.coverage.{where}.{item} must hold exactly 'suite' and 'bounds'")
     suite = str(entry["suite"])
     seed = int(cfg.s2lct.seed)
-    data = ClassifierData.from_mapping(entry["bounds"], f"s2lct.coverage.systems.{item}.bounds")
+    data = ClassifierData.from_mapping(entry["bounds"], f"s2lct.coverage.{where}.{item}.bounds")
 
     from lingtest.resources.device import pick_device
 
