@@ -1,0 +1,104 @@
+"""The ``s2lct_generate`` stage body end to end on a tiny parsed corpus with the real capability specs of
+``conf/``: seeds found by the configured predicates, Algorithm 1 expansions (fake reference grammar,
+proposer and tagger, so no parser or LM loads), the suite, baseline and metrics files, and a suite that
+is byte-identical across runs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from lingtest.data.io import read_jsonl, write_jsonl
+from lingtest.data.model import Document, Sentence, TestCase, Token, Tree
+from lingtest.resources.fill import Fill, FillProposerBase
+from lingtest.s2lct import stages
+from lingtest.s2lct.grammar import parse_bracketed
+from lingtest.tracking import NullTracker
+
+from .generation_fixtures import SST_POOL, word_sentiment
+
+FINE = {"negative": "0", "neutral": "2", "positive": "4"}  # SST fine labels: <= 0.4 / else / > 0.6
+TAGS = {"plain": "JJ", "red": "JJ", "good": "JJ", "quiet": "JJ", "dog": "NN", "film": "NN"}
+
+
+class Proposer(FillProposerBase):
+    name = "fake"
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def propose_many(self, requests, k):
+        self.calls += 1
+        words = ["plain", "good", "quiet", "dog"]  # "dog" has the wrong tag
+        return [[Fill(w, -i) for i, w in enumerate(words[:k])] for _ in requests]
+
+
+def _doc(i: int, text: str, tags: str, label: str) -> Document:
+    toks = [Token(w, tag=t) for w, t in zip(text.split(), tags.split(), strict=True)]
+    tree = Tree("S", [Tree(t, token=j) for j, t in enumerate(tags.split())])
+    return Document(id=f"sst-{i}", sentences=[Sentence(tokens=toks, tree=tree)], label=FINE[label])
+
+
+@pytest.fixture()
+def cfg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    from lingtest.config import compose
+
+    parsed = tmp_path / "parsed" / "sst"
+    for split, rows in (("train", SST_POOL[:6]), ("dev", SST_POOL[6:8]), ("test", SST_POOL[8:])):
+        write_jsonl(parsed / f"{split}.jsonl", [_doc(i, *r) for i, r in enumerate(rows, start=len(split) * 100)],
+                    kind="document")
+    over = [f"paths.parsed={tmp_path / 'parsed'}", f"paths.prepared={tmp_path / 'prepared'}",
+            f"paths.manifests={tmp_path / 'manifests'}", f"paths.s2lct.suites={tmp_path / 'suites'}",
+            f"paths.s2lct.baselines={tmp_path / 'baselines'}", f"paths.s2lct.metrics={tmp_path / 'metrics'}",
+            "s2lct.suites.sst.baseline=null", "s2lct.expansion.max_seeds=null", "s2lct.expansion.max_masked=null",
+            "s2lct.expansion.fill.top_k=4", "s2lct.expansion.validate.keep=2"]
+    c = compose(over)
+    reference = [parse_bracketed("(S (DT the) (JJ big) (JJ red) (NN dog) (. .))"),
+                 parse_bracketed("(S (DT a) (JJ nice) (NN day))")]
+    monkeypatch.setattr(stages, "word_sentiment", lambda _cfg: word_sentiment)
+    monkeypatch.setattr(stages, "reference_trees", lambda _cfg: reference)
+    monkeypatch.setattr(stages, "build_parser", lambda _cfg: None)
+    monkeypatch.setattr(stages, "build_proposer", lambda _cfg, _sentiment: Proposer())
+    monkeypatch.setattr(stages, "tagger_of", lambda _parser: lambda sents: [[TAGS.get(w, "X") for w in s]
+                                                                           for s in sents])
+    return c
+
+
+def test_generate_stage_writes_a_reproducible_suite(cfg, tmp_path: Path) -> None:
+    tracker = NullTracker()
+    m = stages.generate_stage(cfg, tracker, "sst")
+    suite = tmp_path / "suites" / "sst.jsonl"
+    cases = list(read_jsonl(suite, TestCase.from_dict, kind="testcase"))
+    kinds = [c.meta["kind"] for c in cases]
+    assert m["searchable"] == len(SST_POOL) and m["seed_cases"] == kinds.count("seed") > 0
+    assert m["exp_cases"] == kinds.count("exp") > 0
+    assert kinds == sorted(kinds, key=lambda k: k != "seed")  # seeds first, then expansions
+    # every expansion is a seed's sentence with JJs inserted where the reference grammar allows; "dog" (NN
+    # in context) fails the tag check (the SentiWordNet prefilter is part of the configured proposer)
+    for c in cases:
+        if c.meta["kind"] == "exp":
+            assert c.meta["fills"] and set(c.meta["fills"]) <= {"plain", "good", "quiet"}
+            assert c.meta["mask_tags"] == ["JJ"] * len(c.meta["fills"]) and "{JJ}" in c.meta["masked"]
+    per_cap = m["capabilities"]
+    assert sum(v["seeds"] for v in per_cap.values()) == m["seed_cases"]
+    assert sum(v["exps"] for v in per_cap.values()) == m["exp_cases"]
+    on_disk = json.loads((tmp_path / "metrics" / "generation_sst.json").read_text())
+    assert {k: on_disk[k] for k in ("seed_cases", "exp_cases")} == {k: m[k] for k in ("seed_cases", "exp_cases")}
+    assert m["baseline_cases"] == 0 and (tmp_path / "baselines" / "sst.jsonl").exists()
+    assert tracker.metrics["s2lct.sst.seed_cases"] == m["seed_cases"]
+
+    first = suite.read_bytes()
+    stages.generate_stage(cfg, NullTracker(), "sst")
+    assert suite.read_bytes() == first
+
+
+def test_generate_stage_without_expansion_and_unknown_suites(cfg, tmp_path: Path) -> None:
+    from lingtest.errors import ConfigError
+
+    cfg.s2lct.expansion.enabled = False
+    m = stages.generate_stage(cfg, NullTracker(), "sst")
+    assert m["exp_cases"] == 0 and m["seed_cases"] > 0
+    with pytest.raises(ConfigError, match="unknown S2LCT suite"):
+        stages.generate_stage(cfg, NullTracker(), "imdb")
