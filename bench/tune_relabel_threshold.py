@@ -9,9 +9,10 @@ sentences, once with the lowest threshold of the grid, and then scores every thr
 from those mutants: a higher threshold only drops mutants. Each predicted entity is graded in the
 CoNLL scheme against gold (its exact span: the gold label, or no entity): ``err2cor`` relabels fix a
 wrong prediction, ``cor2err`` break a right one. The chosen threshold maximises
-``err2cor - cor2err`` (ties: the higher threshold, fewer mutants to predict).
+``err2cor - cor2err`` summed over the systems given (one threshold serves every system; ties: the
+higher threshold, fewer mutants to predict).
 
-    .venv/bin/python bench/tune_relabel_threshold.py [--system spacy_sm] [--sentences 60]
+    .venv/bin/python bench/tune_relabel_threshold.py [--systems spacy_sm,minilm_ner] [--sentences 200]
         [--grid 0,0.01,0.02,0.05,0.1,0.2,0.3] [--out bench/results/tin_relabel_threshold.json]
 
 Everything else (the proposer, the embedder, top_k, sim_threshold, k, alpha, lam) is the configured
@@ -75,8 +76,8 @@ def choose(rows: Sequence[dict[str, Any]]) -> float:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--system", default="spacy_sm")
-    ap.add_argument("--sentences", type=int, default=60)
+    ap.add_argument("--systems", default="spacy_sm,minilm_ner")
+    ap.add_argument("--sentences", type=int, default=200)
     ap.add_argument("--grid", default="0,0.01,0.02,0.05,0.1,0.2,0.3")
     ap.add_argument("--split", default="dev")
     ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "tin_relabel_threshold.json"))
@@ -99,45 +100,51 @@ def main() -> None:
     docs = list(read_jsonl(repo_path(cfg.paths.prepared) / str(t.corpus) / f"{args.split}.jsonl", Document.from_dict))
     pool = labelled_pool(docs, min_tokens=int(t.min_tokens), max_tokens=int(t.max_tokens))
     picked = sample(pool, args.sentences, int(t.seed))
-    system = build_system(cfg, TASK, args.system)
-    lmap = label_mapper(cfg, system)
+    config = replace(relabel_config(cfg), p_threshold=min(grid))
     parts = Parts(cfg)
     words = [d.sentences[0].words for d in picked]
-    preds = system.predict(words)
+    per_system: dict[str, Any] = {}
+    for name in args.systems.split(","):
+        system = build_system(cfg, TASK, name)
+        lmap = label_mapper(cfg, system)
+        preds = system.predict(words)
 
-    def to_gold(job: RelabelJob, label: str | None) -> str | None:
-        if label is None:
-            return None
-        mapped = lmap.map_entities([Entity(job.span[0], job.span[1], label)])
-        return mapped[0].label if mapped else None
+        def to_gold(job: RelabelJob, label: str | None, lmap: Any = lmap) -> str | None:
+            if label is None:
+                return None
+            mapped = lmap.map_entities([Entity(job.span[0], job.span[1], label)])
+            return mapped[0].label if mapped else None
 
-    jobs, originals, truths = [], [], []
-    for d, ws, es in zip(picked, words, preds, strict=True):
-        gold = {(g.start, g.end): g.label for g in gold_of(d) or []}
-        for e in es:
-            job = RelabelJob(tuple(ws), (e.start, e.end))
-            jobs.append(job)
-            originals.append(to_gold(job, e.label))
-            truths.append(gold.get((e.start, e.end)))
-    config = replace(relabel_config(cfg), p_threshold=min(grid))
-    t0 = time.perf_counter()
-    muts = plan_relabel(jobs, parts.fill, parts.embedder, config)
-    mpreds = system.predict([list(m.tokens) for m in muts]) if muts else []
-    seconds = time.perf_counter() - t0
-    rows = sweep(jobs, muts, mpreds, originals, truths, grid, config, to_gold)
-    chosen = choose(rows)
-    out = {"system": args.system, "split": args.split, "sentences": len(picked), "entities": len(jobs),
-           "wrong_predictions": sum(o != g for o, g in zip(originals, truths, strict=True)),
-           "mutants_at_lowest": len(muts), "seconds": round(seconds, 1), "grid": grid, "rows": rows,
-           "chosen": chosen, "configured": float(t.relabel.p_threshold),
+        jobs, originals, truths = [], [], []
+        for d, ws, es in zip(picked, words, preds, strict=True):
+            gold = {(g.start, g.end): g.label for g in gold_of(d) or []}
+            for e in es:
+                job = RelabelJob(tuple(ws), (e.start, e.end))
+                jobs.append(job)
+                originals.append(to_gold(job, e.label))
+                truths.append(gold.get((e.start, e.end)))
+        t0 = time.perf_counter()
+        muts = plan_relabel(jobs, parts.fill, parts.embedder, config)
+        mpreds = system.predict([list(m.tokens) for m in muts]) if muts else []
+        rows = sweep(jobs, muts, mpreds, originals, truths, grid, config, to_gold)
+        per_system[name] = {"entities": len(jobs), "wrong_predictions": sum(o != g for o, g in zip(originals, truths,
+                                                                                                    strict=True)),
+                            "mutants_at_lowest": len(muts), "seconds": round(time.perf_counter() - t0, 1),
+                            "chosen_alone": choose(rows), "rows": rows}
+        for r in rows:
+            print(f"{name:12s} p >= {r['p_threshold']:<5}: err2cor {r['err2cor']:3d}  cor2err {r['cor2err']:3d}  "
+                  f"net {r['net']:+3d}  kept {r['kept_original']:3d}  mutants {r['mutants']}")
+    combined = [{"p_threshold": thr, "net": sum(v["rows"][i]["net"] for v in per_system.values()),
+                 "mutants": sum(v["rows"][i]["mutants"] for v in per_system.values())}
+                for i, thr in enumerate(sorted(grid))]
+    chosen = choose(combined)
+    out = {"systems": per_system, "split": args.split, "sentences": len(picked), "seed": int(t.seed), "grid": grid,
+           "combined": combined, "chosen": chosen, "configured": float(t.relabel.p_threshold),
            "fixed": {k: v for k, v in asdict(config).items() if k != "p_threshold"}}
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
-    for r in rows:
-        print(f"p >= {r['p_threshold']:<5}: err2cor {r['err2cor']:3d}  cor2err {r['cor2err']:3d}  net {r['net']:+3d}"
-              f"  kept {r['kept_original']:3d}  mutants {r['mutants']}")
-    print(f"chosen p_threshold {chosen} (configured {float(t.relabel.p_threshold)}); {out['entities']} entities, "
-          f"{out['wrong_predictions']} wrong -> {args.out}")
+    print("combined net: " + ", ".join(f"{r['p_threshold']}: {r['net']:+d}" for r in combined))
+    print(f"chosen p_threshold {chosen} (configured {float(t.relabel.p_threshold)}) -> {args.out}")
 
 
 if __name__ == "__main__":
