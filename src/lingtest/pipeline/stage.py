@@ -41,6 +41,7 @@ for _name, _target in {
     "train_ner": "lingtest.pipeline.train_ner:train_ner_stage",
     "train_classifier": "lingtest.s2lct.classifier_stages:train_classifier_stage",
     "s2lct_coverage": "lingtest.s2lct.classifier_stages:coverage_stage",
+    "s2lct_coverage_hub": "lingtest.s2lct.classifier_stages:coverage_stage",  # the same body, for hub systems
     "s2lct_generate": "lingtest.s2lct.stages:generate_stage",
     "s2lct_evaluate": "lingtest.s2lct.stages:evaluate_stage",
     "s2lct_diversity": "lingtest.s2lct.stages:diversity_stage",
