@@ -21,6 +21,7 @@ from typing import Any
 
 from lingtest.data.model import Entity
 from lingtest.errors import ConfigError
+from lingtest.resources.candidates.inflect import match_case
 from lingtest.resources.fill import FillProposer
 from lingtest.tin.mutant import Mutant, TinSource
 from lingtest.tin.spans import TokenMap, inside_any
@@ -51,12 +52,6 @@ class AttackResult:
     mutant: Mutant | None
     changes: list[tuple[int, str, str]] = field(default_factory=list)
     queries: int = 0
-
-
-def _match_case(word: str, original: str) -> str:
-    if len(original) > 1 and original.isupper():
-        return word.upper()
-    return word[:1].upper() + word[1:] if original[:1].isupper() else word
 
 
 def _after_deletion(entities: Sequence[Entity], i: int) -> list[Entity]:
@@ -109,7 +104,7 @@ def attack(sources: Sequence[TinSource], *, system: Any, proposer: FillProposer,
                     continue
                 seen.add(w.lower())
                 new = list(toks)
-                new[pos] = _match_case(w, toks[pos])
+                new[pos] = match_case(w, toks[pos])
                 trials.append((si, pos, new[pos], new))
         preds = system.predict([t for *_, t in trials]) if trials else []
         by_source: dict[int, list[tuple[int, str, list[str], list[Entity]]]] = {}

@@ -15,6 +15,7 @@ import re
 from collections.abc import Sequence
 from typing import ClassVar
 
+from lingtest.resources.candidates.inflect import match_case
 from lingtest.resources.fill import FillProposer
 from lingtest.tin.mutant import MR1, Mutant, TinSource
 from lingtest.tin.spans import TokenMap, inside_any
@@ -22,13 +23,6 @@ from lingtest.tin.tagging import Tagger
 
 WORD_RE = re.compile(r"^[A-Za-z][A-Za-z'-]*$")
 
-
-def match_case(word: str, original: str) -> str:
-    if len(original) > 1 and original.isupper():
-        return word.upper()
-    if original[:1].isupper():
-        return word[:1].upper() + word[1:]
-    return word
 
 
 class TokenLevel:
