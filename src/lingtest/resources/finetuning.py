@@ -23,9 +23,9 @@ from typing import Any
 
 from lingtest.errors import ConfigError, MissingResourceError
 
-__all__ = ["GROUP_BATCHES", "IGNORE", "FineTuneConfig", "FineTuned", "adamw_with_linear_schedule",
-           "checkpoint_fingerprint", "collate", "config_from_mapping", "epoch_batches", "fine_tune", "fit",
-           "load_pretrained", "save_fine_tuned", "seed_everything", "torch_threads"]
+__all__ = ["GROUP_BATCHES", "IGNORE", "CheckpointIdentity", "FineTuneConfig", "FineTuned",
+           "adamw_with_linear_schedule", "checkpoint_fingerprint", "collate", "config_from_mapping", "epoch_batches",
+           "fine_tune", "fit", "load_pretrained", "save_fine_tuned", "seed_everything", "torch_threads"]
 
 log = logging.getLogger(__name__)
 
@@ -322,3 +322,25 @@ def load_pretrained(auto_class: Any, model: str, *, revision: str | None, device
     net.eval()
     net.to(device)
     return net, tok
+
+
+class CheckpointIdentity:
+    """What identifies a system's weights in its cache key: the fingerprint of a local checkpoint
+    folder (so retraining invalidates cached predictions), else the hub id and revision. Mixed into the
+    transformer systems, which set ``model``, ``revision`` and ``_fingerprint = None``."""
+
+    model: str
+    revision: str | None
+    _fingerprint: str | None
+
+    def _local(self) -> Path | None:
+        p = Path(self.model).expanduser()
+        return p if p.is_dir() else None
+
+    def checkpoint_identity(self) -> dict[str, Any]:
+        local = self._local()
+        if local is None:
+            return {"model": self.model, "revision": self.revision}
+        if self._fingerprint is None:
+            self._fingerprint = checkpoint_fingerprint(local)
+        return {"weights": self._fingerprint}

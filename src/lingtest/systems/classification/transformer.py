@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from lingtest.errors import ConfigError, MissingResourceError
-from lingtest.resources.finetuning import checkpoint_fingerprint, load_pretrained
+from lingtest.resources.finetuning import CheckpointIdentity, load_pretrained
 from lingtest.systems.classification.base import Classifier, Probabilities
 from lingtest.systems.classification.labels import NEGATIVE, POSITIVE, check_margin, map_labels, three_class
 
@@ -52,7 +52,7 @@ def predict_probabilities(net: Any, tokenizer: Any, texts: Sequence[str], *, max
     return [{id2label[i]: float(p) for i, p in enumerate(row)} for row in probs]
 
 
-class HFTextClassifier(Classifier):
+class HFTextClassifier(CheckpointIdentity, Classifier):
     """Any Hugging Face text-classification model. ``model``: hub id or local folder; ``revision``: a
     hub commit to pin (null: the default branch); ``label_map``: model label -> task label (null: the
     model's own names); ``neutral_margin``: width of CheckList's neutral band around p(positive) = ½ for
@@ -76,17 +76,8 @@ class HFTextClassifier(Classifier):
         self._loaded: tuple[Any, Any, str] | None = None
         self._fingerprint: str | None = None
 
-    def _local(self) -> Path | None:
-        p = Path(self.model).expanduser()
-        return p if p.is_dir() else None
-
     def config(self) -> dict[str, Any]:
-        local = self._local()
-        if local is not None and self._fingerprint is None:
-            self._fingerprint = checkpoint_fingerprint(local)
-        which = {"weights": self._fingerprint} if local is not None else {"model": self.model,
-                                                                          "revision": self.revision}
-        return {**which, "label_map": self.label_map, "neutral_margin": self.neutral_margin,
+        return {**self.checkpoint_identity(), "label_map": self.label_map, "neutral_margin": self.neutral_margin,
                 "max_length": self.max_length}
 
     def load(self) -> tuple[Any, Any, str]:

@@ -23,7 +23,7 @@ from typing import Any
 
 from lingtest.data.model import Entity
 from lingtest.errors import MissingResourceError
-from lingtest.resources.finetuning import checkpoint_fingerprint, load_pretrained
+from lingtest.resources.finetuning import CheckpointIdentity, checkpoint_fingerprint, load_pretrained
 from lingtest.systems.ner.base import NERSystem, Tokens
 from lingtest.systems.ner.spans import tags_to_entities
 
@@ -84,7 +84,7 @@ def predict_word_tags(net: Any, tokenizer: Any, sentences: Sequence[Sequence[str
     return tags
 
 
-class HFTokenClassificationSystem(NERSystem):
+class HFTokenClassificationSystem(CheckpointIdentity, NERSystem):
     """Any Hugging Face token-classification model. ``model``: hub id (e.g. ``dslim/bert-base-NER``)
     or local folder; ``revision``: a hub revision (commit) to pin; ``label_scheme``: the scheme its
     labels belong to (a key of ``ner_label_maps.schemes``, for grading); ``aggregation``: ``first`` or
@@ -109,17 +109,8 @@ class HFTokenClassificationSystem(NERSystem):
         self._loaded: tuple[Any, Any, str] | None = None
         self._fingerprint: str | None = None
 
-    def _local(self) -> Path | None:
-        p = Path(self.model).expanduser()
-        return p if p.is_dir() else None
-
     def config(self) -> dict[str, Any]:
-        local = self._local()
-        if local is not None and self._fingerprint is None:
-            self._fingerprint = checkpoint_fingerprint(local)
-        which = {"weights": self._fingerprint} if local is not None else {"model": self.model,
-                                                                          "revision": self.revision}
-        return {**which, "aggregation": self.aggregation, "max_length": self.max_length}
+        return {**self.checkpoint_identity(), "aggregation": self.aggregation, "max_length": self.max_length}
 
     def _load(self) -> tuple[Any, Any, str]:
         if self._loaded is None:
