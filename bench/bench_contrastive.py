@@ -6,15 +6,19 @@ largest score difference is reported too. Target (issue 12): shared >= 3x naive 
 the 2-core machine.
 
     .venv/bin/python -W ignore bench/bench_contrastive.py [--n 60] [--seed 0] [--template en|de]
-        [--dtype float32|bfloat16] [--threads 1] [--window N] [--out bench/results/contrastive.json]
+        [--dtype float32|bfloat16] [--threads 1] [--window N] [--bound] [--out bench/results/contrastive.json]
 
 ``--template``: ``en`` the English-prompted scorer (``English: {src_context} {src}\\nGerman:\\n``),
-``de`` the German-only one (``{tgt_context}\\n``); ``both`` runs the two in turn.
+``de`` the German-only one (``{tgt_context}\\n``); ``both`` runs the two in turn. ``--bound`` also
+counts the FLOPs of the shared-prefix scorer over the sample and divides this CPU's measured peak
+matrix-product rate by them (``bench/lm_bound.py``): the most examples per second any code could
+reach here with this model and exact scoring.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import platform
@@ -71,6 +75,7 @@ def main() -> None:
     ap.add_argument(
         "--chunks", type=int, default=6, help="timing alternates between the modes chunk by chunk"
     )
+    ap.add_argument("--bound", action="store_true", help="add the compute bound (bench/lm_bound.py)")
     ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "contrastive.json"))
     args = ap.parse_args()
 
@@ -117,6 +122,11 @@ def main() -> None:
             "max_abs_score_diff": round(diff, 5),
             "accuracy_shared": round(correct / len(queries), 4),
         }
+        if args.bound:
+            from lm_bound import bound, count_gflop
+
+            _, gflop = count_gflop(functools.partial(shared_sys.predict, queries))
+            res["bound"] = bound(len(queries), gflop, 25.0)
         print(json.dumps({name: res}, indent=1), flush=True)
         assert all(same), f"{len(same) - sum(same)} examples with different choices"
         results[name] = res

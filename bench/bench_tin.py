@@ -11,15 +11,19 @@ timed part covers transformation -> filters -> predict -> check -> grade, with a
 parse cache so no parse is reused from an earlier run.
 
     .venv/bin/python bench/bench_tin.py [--sources 40] [--system spacy_sm] [--runs 1]
-        [--profile] [--out bench/results/tin.json] [overrides ...]
+        [--profile] [--bound] [--out bench/results/tin.json] [overrides ...]
 
-``--profile`` adds a cProfile summary (top functions by cumulative time) to the JSON.
+``--profile`` adds a cProfile summary (top functions by cumulative time) to the JSON. ``--bound``
+runs the same generation and checks once more under torch's FLOP counter and divides this CPU's
+measured peak matrix-product rate by the FLOPs per checked mutant (``bench/lm_bound.py``): the most
+checked mutants per second any code could reach here with these models and exact scoring.
 """
 
 from __future__ import annotations
 
 import argparse
 import cProfile
+import functools
 import io
 import platform
 import pstats
@@ -27,8 +31,27 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def run_once(cfg: Any, system_name: str, docs: list[Any], parts: Any, trans: Any,
+             system: Any) -> tuple[int, Any, Any, float]:
+    """Parse the sources, predict them, generate and filter the mutants, check them: the number of
+    sources, the generation, the checked suite and the seconds up to the end of filtering."""
+    from lingtest.tin.components import filter_config, label_mapper
+    from lingtest.tin.flow import check_cases, generate_cases, tin_sources
+    from lingtest.tin.sources import parse_sources
+
+    t_start = time.perf_counter()
+    parsed = parse_sources(docs, parts.parser)
+    sources = tin_sources(parsed, system.predict([d.sentences[0].words for d in parsed]))
+    gen = generate_cases(sources, trans, embedder=parts.embedder, lm=parts.lm,
+                         config=filter_config(cfg, system_name), system=system_name,
+                         packed=bool(cfg.tin.filters.packed))
+    t_gen = time.perf_counter() - t_start
+    return len(sources), gen, check_cases(gen.cases, system, sources, label_mapper(cfg, system)), t_gen
 
 
 def main() -> None:
@@ -37,6 +60,7 @@ def main() -> None:
     ap.add_argument("--system", default="spacy_sm")
     ap.add_argument("--runs", type=int, default=1)
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--bound", action="store_true", help="add the compute bound (bench/lm_bound.py)")
     ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "tin.json"))
     ap.add_argument("overrides", nargs="*", help="Hydra overrides, e.g. tin.token.top_k=5")
     args = ap.parse_args()
@@ -48,9 +72,8 @@ def main() -> None:
     from lingtest.data.model import Document
     from lingtest.systems.factory import build_system
     from lingtest.systems.ner import TASK
-    from lingtest.tin.components import Parts, filter_config, label_mapper, root_path, tin_paths
-    from lingtest.tin.flow import check_cases, generate_cases, tin_sources
-    from lingtest.tin.sources import labelled_pool, parse_sources, sample
+    from lingtest.tin.components import Parts, root_path, tin_paths
+    from lingtest.tin.sources import labelled_pool, sample
 
     runs = []
     for run in range(args.runs):
@@ -82,23 +105,23 @@ def main() -> None:
             t1 = time.perf_counter()
             if prof is not None:
                 prof.enable()
-            parsed = parse_sources(docs, parts.parser)
-            sources = tin_sources(parsed, system.predict([d.sentences[0].words for d in parsed]))
-            gen = generate_cases(sources, trans, embedder=parts.embedder, lm=parts.lm,
-                                 config=filter_config(cfg, args.system), system=args.system,
-                                 packed=bool(cfg.tin.filters.packed))
-            t_gen = time.perf_counter() - t1
-            checked = check_cases(gen.cases, system, sources, label_mapper(cfg, system))
+            once = functools.partial(run_once, cfg, args.system, docs, parts, trans, system)
+            n_sources, gen, checked, t_gen = once()
             if prof is not None:
                 prof.disable()
             secs = time.perf_counter() - t1
             n = len(gen.cases)
-            row = {"run": run, "sources": len(sources), "checked_mutants": n,
+            row = {"run": run, "sources": n_sources, "checked_mutants": n,
                    "mutants": gen.counts_dict(list(t.transformations)), "issues": checked.summary["overall"]["issues"],
                    "seconds": round(secs, 2), "seconds_generate_and_filter": round(t_gen, 2),
                    "seconds_by_step": gen.seconds, "load_seconds": round(load_s, 2),
                    "checked_mutants_per_second": round(n / secs, 3) if secs else None,
                    "lm_texts_scored_by_ranker": getattr(getattr(parts.fill, "ranker", None), "texts_scored", None)}
+            if args.bound:
+                from lm_bound import bound, count_gflop
+
+                _, gflop = count_gflop(once)
+                row["bound"] = bound(n, gflop, 50.0)
             if prof is not None:
                 buf = io.StringIO()
                 pstats.Stats(prof, stream=buf).sort_stats("cumulative").print_stats(25)

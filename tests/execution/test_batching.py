@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import pytest
 from omegaconf import OmegaConf
-from tests.fakes import FakeClassifier
 
 from lingtest.errors import ConfigError
 from lingtest.store import JSONStore
 from lingtest.systems.base import ItemFailure, PartialFailure
 from lingtest.systems.cache import CachedSystem, InProcess
 from lingtest.systems.factory import build_system, device_batch_size
+from tests.fakes import FakeClassifier
 
 TEXTS = ["a much longer good text here", "bad", "good good", "an awful and long review", "ok", "great film"]
 

@@ -1,11 +1,10 @@
 """``executor=ray`` gives what ``executor=local`` gives, on a local Ray cluster (``ray.init(num_cpus=2)``):
 the same predictions and cache (Ray Data ``map_batches`` over an actor pool, the driver storing),
 per-item and batch failures handled as locally, and the same CREST suite bytes and evaluation records
-(generation partitioned by source waves over generator actors)."""
+(generation partitioned by source waves over generator actors). The cluster: ``local_ray`` (conftest.py)."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -24,20 +23,8 @@ ROOT = Path(__file__).resolve().parents[2]
 HERE = "tests.execution.test_ray_executor"
 RAY = {"name": "ray", "address": None, "num_cpus": 2,
        "inference": {"actors": 2, "cpus_per_actor": 1, "gpus_per_actor": 0},
-       "crest": {"actors": 2, "cpus_per_actor": 1, "gpus_per_actor": 0}}
-
-
-@pytest.fixture(scope="module")
-def local_ray():
-    if ray.is_initialized():
-        ray.shutdown()
-    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-    env = {"PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)}
-    if os.environ.get("NLTK_DATA"):
-        env["NLTK_DATA"] = os.environ["NLTK_DATA"]
-    ray.init(num_cpus=2, include_dashboard=False, configure_logging=False, runtime_env={"env_vars": env})
-    yield
-    ray.shutdown()
+       "crest": {"actors": 2, "cpus_per_actor": 1, "gpus_per_actor": 0},
+       "generation": {"actors": 2, "cpus_per_actor": 1, "gpus_per_actor": 0}}
 
 
 # a user's function (JSON form); "boom" fails its whole batch, "???" only its item
@@ -120,10 +107,9 @@ def test_crest_generation_and_evaluation_on_ray_are_identical(local_ray, tmp_pat
     same suite bytes, same generated file, same result records and metrics."""
     if not _have_offline_models():
         pytest.skip("offline models (spaCy en_core_web_sm, WordNet) not installed")
-    from tests.fakes.lm import NullTracker
-
     from lingtest.crest import stages
     from lingtest.data import Cluster, Document, Mention, Sentence, Token, write_jsonl
+    from tests.fakes.lm import NullTracker
 
     texts = [("John said that the big dog liked him .", [(0, 1), (7, 8)]),
              ("Mary quickly told John that he ran home .", [(3, 4), (5, 6)]),

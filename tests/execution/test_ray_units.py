@@ -1,5 +1,7 @@
 """The Ray executor's parts that need no cluster: the actor-side batch predictor (outputs and exceptions
-travel pickled), the executor options and the pool size."""
+travel pickled), the executor options (unknown keys, pool blocks) and the pool size, and the generation
+partition's pieces: chunks, the generator worker built once, and the techniques' merges of chunk results
+(equal to one run over everything)."""
 
 from __future__ import annotations
 
@@ -9,7 +11,8 @@ from types import SimpleNamespace
 import pytest
 
 from lingtest.errors import ConfigError
-from lingtest.execution import executor_options, pool_size
+from lingtest.execution import POOL_KEYS, POOLS, executor_options, pool_options, pool_size
+from lingtest.execution.ray_generate import ChunkWorker, chunked, resolve_builder, split_evenly
 from lingtest.systems.base import ItemFailure
 
 pa = pytest.importorskip("pyarrow")
@@ -68,3 +71,112 @@ def test_executor_options_and_pool_size():
     opts["inference"]["actors"] = 0
     with pytest.raises(ConfigError):
         pool_size(fake, opts, "inference")
+
+
+def test_unknown_executor_keys_and_incomplete_pool_blocks_are_errors():
+    from omegaconf import OmegaConf
+
+    with pytest.raises(ConfigError, match=r"unknown key\(s\) \['nodes'\]"):
+        executor_options(OmegaConf.create({"executor": {"name": "ray", "nodes": 3}}))
+    block = {"actors": None, "cpus_per_actor": 1, "gpus_per_actor": 0}
+    assert pool_options({"generation": block}, "generation") is block
+    with pytest.raises(ConfigError, match="executor.generation is not set"):
+        pool_options({"crest": block}, "generation")
+    with pytest.raises(ConfigError, match=r"missing \['gpus_per_actor'\], unknown \['gpus'\]"):
+        pool_options({"generation": {"actors": 1, "cpus_per_actor": 1, "gpus": 1}}, "generation")
+    fake = SimpleNamespace(cluster_resources=lambda: {"CPU": 4.0})
+    with pytest.raises(ConfigError, match="executor.crest"):
+        pool_size(fake, {"crest": {"actors": 2}}, "crest")
+
+
+def test_the_composed_ray_group_has_every_pool_block():
+    from lingtest.config import compose
+
+    ex = executor_options(compose(["executor=ray"]))
+    assert ex["name"] == "ray" and all(set(pool_options(ex, p)) == set(POOL_KEYS) for p in POOLS)
+    assert executor_options(compose([])) == {"name": "local"}
+
+
+def test_chunks_keep_the_order_and_cover_every_item():
+    items = list(range(7))
+    assert chunked(items, 3) == [[0, 1, 2], [3, 4, 5], [6]] and chunked(items, None) == [items]
+    assert chunked([], 3) == [[]] and chunked([], None) == [[]]  # the work runs once, as a local loop would
+    with pytest.raises(ConfigError, match=">= 1"):
+        chunked(items, 0)
+    assert split_evenly(items, 3) == [[0, 1, 2], [3, 4], [5, 6]]
+    assert split_evenly(items[:2], 5) == [[0], [1]] and split_evenly([], 4) == [[]]
+
+
+class Doubler:
+    """A worker built from the config: counts its builds and calls."""
+
+    builds = 0
+
+    def __init__(self, cfg, factor):
+        Doubler.builds += 1
+        self.offset, self.factor, self.calls = cfg["offset"], factor, 0
+
+    def __call__(self, chunk):
+        self.calls += 1
+        return [x * self.factor + self.offset for x in chunk]
+
+    def counters(self):
+        return {"builds": Doubler.builds, "calls": self.calls}
+
+
+def test_a_chunk_worker_builds_its_work_once():
+    Doubler.builds = 0
+    w = ChunkWorker("tests.execution.test_ray_units:Doubler", {"offset": 1}, (2,))
+    assert w.run([1, 2]) == [3, 5] and w.run([3]) == [7] and w.counters() == {"builds": 1, "calls": 2}
+    assert ChunkWorker(lambda cfg: len, {}, ()).run([1, 2]) == 2  # a callable builder; work without counters
+    assert ChunkWorker(lambda cfg: len, {}, ()).counters() == {}
+    with pytest.raises(ConfigError, match="package.module:function"):
+        resolve_builder("no_colon")
+    with pytest.raises(ConfigError, match="cannot import"):
+        resolve_builder("lingtest.no_such_module:build")
+
+
+def test_tin_waves_are_configured():
+    from omegaconf import OmegaConf
+
+    from lingtest.tin.stages import wave_size
+
+    with pytest.raises(ConfigError, match="tin.batch_sources is not set"):
+        wave_size(OmegaConf.create({"tin": {}}))
+    assert wave_size(OmegaConf.create({"tin": {"batch_sources": None}})) is None
+    assert wave_size(OmegaConf.create({"tin": {"batch_sources": 8}})) == 8
+    with pytest.raises(ConfigError, match=">= 1 or null"):
+        wave_size(OmegaConf.create({"tin": {"batch_sources": 0}}))
+
+
+def test_merged_chunk_results_equal_one_run():
+    from lingtest.contrapro.attack import Skip, merge_outcomes, run_attack
+    from lingtest.data.model import ContrastiveExample
+    from lingtest.s2lct.expand import ExpansionStats
+    from lingtest.tin.filters import FilterCounts
+    from lingtest.tin.flow import Generated, merge_generated
+
+    exs = [ContrastiveExample(f"e{i}", f"src {i}", f"ref {i}", [f"x {i}"]) for i in range(5)]
+    fns = [("a", "odd", lambda e: e if int(e.id[1:]) % 2 else Skip(e.id, "even: no")),
+           ("b", "all", lambda e: e)]
+
+    def attack(run):
+        return [run_attack(run, a, v, fn) for a, v, fn in fns]
+
+    whole = attack(exs)
+    merged = merge_outcomes([attack(run) for run in split_evenly(exs, 2)])
+    assert [(m.attack, m.variant, m.examples, m.skipped) for m in merged] == \
+           [(w.attack, w.variant, w.examples, w.skipped) for w in whole]
+    with pytest.raises(ValueError, match="different variants"):
+        merge_outcomes([attack(exs[:2]), attack(exs[2:])[::-1]])
+
+    g1 = Generated(["c1"], {"token": FilterCounts(3, 1, 1)}, {"token": 0.5, "filters": 0.25})  # type: ignore[list-item]
+    g2 = Generated(["c2", "c3"], {"token": FilterCounts(2, 0, 1), "shuffle": FilterCounts(1, 0, 0)},
+                   {"token": 0.25, "filters": 0.125, "shuffle": 0.0})  # type: ignore[list-item]
+    g = merge_generated([g1, g2])
+    assert g.cases == ["c1", "c2", "c3"] and g.seconds == {"token": 0.75, "filters": 0.375, "shuffle": 0.0}
+    assert g.counts_dict(["token", "shuffle"])["overall"] == {"generated": 6, "semantic_removed": 1,
+                                                              "after_semantic": 5, "naturalness_removed": 2, "kept": 3}
+    a, b = ExpansionStats(sentences=2, tried=3), ExpansionStats(sentences=1, expansions=4, extra={"x": 1})
+    a.merge(b)
+    assert a.to_dict()["sentences"] == 3 and a.tried == 3 and a.expansions == 4 and a.extra == {"x": 1}

@@ -120,6 +120,22 @@ def run_attack(
     return out
 
 
+def merge_outcomes(parts: Sequence[Sequence[AttackOutcome]]) -> list[AttackOutcome]:
+    """The outcomes of consecutive runs of examples (each run: one outcome per variant, variants in the
+    same order) as one outcome per variant: attacked and skipped examples in run order, so in input
+    order, as if every example had been attacked in one run."""
+    merged: list[AttackOutcome] = []
+    for run in parts:
+        if not merged:
+            merged = [AttackOutcome(o.attack, o.variant) for o in run]
+        if [(o.attack, o.variant) for o in run] != [(m.attack, m.variant) for m in merged]:
+            raise ValueError("runs of examples attacked with different variants cannot be merged")
+        for m, o in zip(merged, run, strict=True):
+            m.examples.extend(o.examples)
+            m.skipped.extend(o.skipped)
+    return merged
+
+
 # -- word-level text edits -------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class Token:

@@ -2,7 +2,8 @@
 ``cfg.contrapro``.
 
 * ``generate_stage``: the prepared ContraPro examples with the metadata joined on
-  (:func:`lingtest.contrapro.metadata.join_metadata`) -> ``<examples>``; every attack variant ->
+  (:func:`lingtest.contrapro.metadata.join_metadata`) -> ``<examples>``; every attack variant
+  (``executor=ray``: runs of examples on a pool of generator actors, :func:`attacks_on_ray`) ->
   ``<attacked>/<attack>/<variant>.jsonl`` and ``<attacked>/summary.json`` (attacked and skipped
   counts, skip reasons); every set (clean and attacked) in the ContraCAT release layout ->
   ``<suites>/<attack>/<variant>/{en,de}.txt`` (+ ``index.tsv``; the clean set in ``<suites>/clean``);
@@ -175,6 +176,32 @@ def run_attacks(
     return out
 
 
+def attack_worker(cfg: Any) -> Callable[[list[ContrastiveExample]], list[AttackOutcome]]:
+    """Every configured attack variant, built once (spaCy tagger, German lexicon): a run of examples -> one
+    outcome per variant. What each Ray generator actor runs (:mod:`lingtest.execution.ray_generate`;
+    ``cfg`` as plain dicts); every example is attacked on its own, so any partition gives the local
+    outcomes once merged (:func:`~lingtest.contrapro.attack.merge_outcomes`)."""
+    from lingtest.execution.ray_generate import as_config
+
+    functions = attack_functions(contrapro_config(as_config(cfg)))
+    return lambda examples: [run_attack(examples, a, v, fn) for a, v, fn in functions]
+
+
+def attacks_on_ray(cfg: Any, examples: Sequence[ContrastiveExample], options: dict[str, Any]) -> list[AttackOutcome]:
+    """:func:`run_attacks` of the configured attacks on a pool of generator actors (``executor.generation``),
+    the examples cut into one consecutive run per actor; the same outcomes, in the same order."""
+    from lingtest.contrapro.attack import merge_outcomes
+    from lingtest.execution.ray_generate import map_chunks, pool_actors, split_evenly
+
+    runs = split_evenly(examples, pool_actors(options, "generation"))
+    results, _ = map_chunks(attack_worker, cfg, runs, options=options, part="generation",
+                            desc=f"ContraPro attacks on Ray ({len(examples)} examples)")
+    out = merge_outcomes(results)
+    for res in out:
+        log.info("%s/%s: %d attacked, %d skipped", res.attack, res.variant, len(res.examples), len(res.skipped))
+    return out
+
+
 # --------------------------------------------------------------------------------------------
 # the scored sample
 # --------------------------------------------------------------------------------------------
@@ -219,7 +246,13 @@ def generate_stage(cfg: Any, tracker: Any) -> dict[str, Any]:
     clean, matched = load_examples(cfg, ccfg)
     write_jsonl(paths["examples"], clean, kind=EXAMPLE_KIND,
                 meta={"dataset": ccfg["dataset"], "with_metadata": matched})
-    outcomes = run_attacks(clean, attack_functions(ccfg))
+    from lingtest.execution import executor_options
+
+    ex = executor_options(cfg)
+    if ex["name"] == "ray":  # runs of examples on a pool of generator actors: the same attacked sets
+        outcomes = attacks_on_ray(cfg, clean, ex)
+    else:
+        outcomes = run_attacks(clean, attack_functions(ccfg))
     sep = str(ccfg["export"]["separator"])
     export_set(paths["suites"] / CLEAN, clean, sep)
     summary: dict[str, Any] = {"examples": len(clean), "with_metadata": matched, "sets": {}}

@@ -1,11 +1,11 @@
-"""CREST test-case generation on Ray, partitioned by source.
+"""CREST test-case generation on Ray, partitioned by source (:mod:`.ray_generate`).
 
 The local path (:func:`lingtest.crest.stages.generate_all`) generates the sources in lockstep waves
 of ``crest.batch_sources``; here each wave is one call on a pool of generator actors (each builds the
-parser, proposers and LM ranker once, as the local stage does). A wave holds exactly the sources it
-holds locally, so its LM batches and parser calls are the same and the follow-ups are identical (the
-LM's probabilities depend on batch composition in their last digits, which is why the partition is
-by wave, not by single source). Waves are returned in order, so the suite has the same bytes.
+parser, proposers and LM ranker once, as the local stage does: :class:`CrestWorker`). A wave holds
+exactly the sources it holds locally, so its LM batches and parser calls are the same and the follow-ups
+are identical (the LM's probabilities depend on batch composition in their last digits, which is why the
+partition is by wave, not by single source). Waves are returned in order, so the suite has the same bytes.
 
 The driver still parses the sources (one batch) and writes the suite; inside an actor the parser runs
 without its own worker processes (the actor is the unit of parallelism) and torch uses the actor's
@@ -17,24 +17,29 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from lingtest.execution import init_ray, pool_size
+from lingtest.execution import pool_options
+from lingtest.execution.ray_generate import map_chunks
+
+COUNTERS = ("parser_calls", "parse_memo_hits", "lm_texts_scored")
 
 
 class CrestWorker:
-    """One generator actor: the configured CREST components, built once."""
+    """One generator actor's work: the configured CREST components, built once; a wave -> its follow-ups
+    (one list per source) and stats."""
 
-    def __init__(self, cfg: dict[str, Any], M: int, threads: int) -> None:
+    def __init__(self, cfg: dict[str, Any], M: int, threads: int, select: bool) -> None:
         from omegaconf import OmegaConf
 
         from lingtest.crest.stages import build_generator, build_parser, build_proposers, build_ranker
 
         conf: Any = OmegaConf.merge(OmegaConf.create(cfg), {"parser": {"workers": 0},
                                                             "crest": {"ranker": {"threads": threads}}})
+        self.select = select
         self.parser = build_parser(conf)
         self.generator = build_generator(conf, self.parser, build_proposers(conf.crest), build_ranker(conf), M)
 
-    def generate(self, wave: list[Any], select: bool) -> tuple[list[list[Any]], Any]:
-        return self.generator.generate_many(wave, select=select)
+    def __call__(self, wave: list[Any]) -> tuple[list[list[Any]], Any]:
+        return self.generator.generate_many(wave, select=self.select)
 
     def counters(self) -> dict[str, int]:
         return {"parser_calls": self.parser.calls, "parse_memo_hits": self.parser.hits,
@@ -45,37 +50,20 @@ def generate_on_ray(cfg: Any, sources: Sequence[Any], *, M: int, select: bool, b
                     options: dict[str, Any], show_progress: bool = True) -> tuple[dict[str, list[Any]], Any,
                                                                                    dict[str, int]]:
     """``generate_all``'s result (follow-ups by source id, merged stats) computed by a pool of
-    :class:`CrestWorker` actors, plus the actors' summed parser/LM counters."""
-    from ray.util import ActorPool
-
-    from lingtest.config import to_plain
+    :class:`CrestWorker` actors (``executor.crest``), plus the actors' summed parser/LM counters."""
     from lingtest.crest.generate import GenerationStats
-    from lingtest.progress import progress
 
-    ray = init_ray(options)
-    part = options["crest"]
-    cpus, gpus = float(part["cpus_per_actor"]), float(part["gpus_per_actor"])
     n = max(1, int(batch_sources))
     waves = [list(sources[i:i + n]) for i in range(0, len(sources), n)]
-    size = max(1, min(pool_size(ray, options, "crest"), len(waves)))
-    Worker = ray.remote(num_cpus=cpus, num_gpus=gpus)(CrestWorker)
-    plain = to_plain(cfg)
-    actors = [Worker.remote(plain, int(M), max(1, int(cpus))) for _ in range(size)]
-    pool = ActorPool(actors)
-    results = pool.map(lambda a, w: a.generate.remote(w, select), waves)  # in wave order
-    if show_progress:
-        results = progress(results, f"CREST generate on Ray ({size} actors, {n} sources per step)",
-                           total=len(waves))
+    threads = max(1, int(float(pool_options(options, "crest")["cpus_per_actor"])))
+    results, summed = map_chunks(CrestWorker, cfg, waves, options=options, part="crest",
+                                 args=(int(M), threads, bool(select)),
+                                 desc=f"CREST generate on Ray ({n} sources per step)" if show_progress else None)
     out: dict[str, list[Any]] = {}
     stats = GenerationStats()
     for wave, (fus, st) in zip(waves, results, strict=True):
         for s, f in zip(wave, fus, strict=True):
             out[s.id] = f
         stats.merge(st)
-    counters: dict[str, int] = {}
-    for c in ray.get([a.counters.remote() for a in actors]):
-        for k, v in c.items():
-            counters[k] = counters.get(k, 0) + int(v)
-    for a in actors:
-        ray.kill(a)
+    counters = {k: int(summed.get(k, 0)) for k in COUNTERS}
     return out, stats, counters

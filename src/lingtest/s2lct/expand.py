@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from lingtest.s2lct.fill import mask_token
 from lingtest.s2lct.grammar import MaskedSentence, ReferenceCFG, masked_sentences
@@ -59,9 +59,18 @@ class ExpansionStats:
     seeds_expanded: int = 0
     extra: dict[str, int] = field(default_factory=dict)
 
+    COUNTS: ClassVar[tuple[str, ...]] = ("sentences", "with_tree", "masked", "masked_used", "no_candidates",
+                                         "tried", "tag_ok", "predicates_ok", "expansions", "seeds_expanded")
+
     def to_dict(self) -> dict[str, int]:
-        return {k: getattr(self, k) for k in ("sentences", "with_tree", "masked", "masked_used", "no_candidates",
-                                               "tried", "tag_ok", "predicates_ok", "expansions", "seeds_expanded")}
+        return {k: getattr(self, k) for k in self.COUNTS}
+
+    def merge(self, other: ExpansionStats) -> None:
+        """Add ``other``'s counts (the stats of another chunk of sentences)."""
+        for k in self.COUNTS:
+            setattr(self, k, getattr(self, k) + getattr(other, k))
+        for k, v in other.extra.items():
+            self.extra[k] = self.extra.get(k, 0) + v
 
 
 class Expander:

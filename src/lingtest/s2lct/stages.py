@@ -1,8 +1,10 @@
 """S2LCT stage bodies.
 
 * ``generate_stage(cfg, tracker, suite)``: seeds (search + combine), expansions (Algorithm 1, fill,
-  validation) and the baseline mapped to the same capabilities -> ``<paths.s2lct.suites>/<suite>.jsonl``,
-  ``<paths.s2lct.baselines>/<suite>.jsonl``, ``<paths.s2lct.metrics>/generation_<suite>.json``;
+  validation; in chunks of :data:`EXPAND_CHUNK` found sentences, with ``executor=ray`` each chunk a call
+  on a pool of generator actors) and the baseline mapped to the same capabilities ->
+  ``<paths.s2lct.suites>/<suite>.jsonl``, ``<paths.s2lct.baselines>/<suite>.jsonl``,
+  ``<paths.s2lct.metrics>/generation_<suite>.json``;
 * ``evaluate_stage(cfg, tracker, system)``: one classifier on its suite and baseline ->
   ``<paths.s2lct.metrics>/systems/<system>.json`` (Tables 3/4 counts per capability) and result records;
 * ``diversity_stage(cfg, tracker, suite)``: Self-BLEU and production-rule coverage, SEED vs SEED+EXP vs
@@ -157,9 +159,54 @@ def tagger_of(parser: Any) -> Any:
 
 
 # ---- generate ------------------------------------------------------------------------------------
-def generate_stage(cfg: Any, tracker: Any, item: str) -> dict[str, Any]:
-    from lingtest.s2lct.expand import Expander, ExpansionStats
+#: found sentences expanded per step (one proposer and one tagger batch); executor=ray: one call per step
+EXPAND_CHUNK = 16
+
+
+def build_expander(cfg: Any, sentiment: Any) -> Any:
+    """The configured Algorithm-1 expander (reference grammar, fill proposer, the parser's tagger)."""
+    from lingtest.s2lct.expand import Expander
     from lingtest.s2lct.grammar import ReferenceCFG
+
+    ec = cfg.s2lct.expansion
+    parser = build_parser(cfg)
+    return Expander(ReferenceCFG(reference_trees(cfg)), build_proposer(cfg, sentiment), tagger_of(parser),
+                    top_masks=int(ec.top_masks), max_masks=int(ec.max_masks), max_masked=ec.max_masked,
+                    top_k=int(ec.fill.top_k), max_tries=int(ec.validate.max_tries), keep=int(ec.validate.keep),
+                    seed=int(cfg.s2lct.seed))
+
+
+class Expansions:
+    """The expander and the knowledge its predicates need, built once: a chunk of (found sentence, its
+    search predicates) -> (expansions by sentence id, the chunk's stats)."""
+
+    def __init__(self, cfg: Any, k: Any) -> None:
+        self.k = k
+        self.expander = build_expander(cfg, k.sentiment)
+
+    def __call__(self, items: list[tuple[Any, list[Any]]]) -> tuple[dict[str, list[Any]], Any]:
+        from lingtest.s2lct.expand import ExpansionStats
+
+        stats = ExpansionStats()
+        return self.expander.expand(items, self.k, stats), stats
+
+    def counters(self) -> dict[str, int]:
+        return {"lm_texts_scored": int(getattr(self.expander.proposer, "texts_scored", 0))}
+
+
+def expansion_worker(cfg: Any) -> Expansions:
+    """:class:`Expansions` built from the config alone (knowledge included): what each Ray generator actor
+    runs (:mod:`lingtest.execution.ray_generate`; ``cfg`` as plain dicts)."""
+    from lingtest.execution.ray_generate import as_config
+
+    conf = as_config(cfg)
+    return Expansions(conf, knowledge(conf))
+
+
+def generate_stage(cfg: Any, tracker: Any, item: str) -> dict[str, Any]:
+    from lingtest.execution import executor_options
+    from lingtest.execution.ray_generate import chunked
+    from lingtest.s2lct.expand import ExpansionStats
     from lingtest.s2lct.predicates import parse_predicate
     from lingtest.s2lct.seeds import expansion_case, rng_for, sample, search_sentences, seed_cases
     from lingtest.s2lct.suite import baseline_cases, to_test_case
@@ -193,18 +240,23 @@ def generate_stage(cfg: Any, tracker: Any, item: str) -> dict[str, Any]:
                 if pred not in lst:
                     lst.append(pred)
         ids = sample(sorted(found), ec.max_seeds, rng_for(int(c.seed), suite, "expand"))
-        parser = build_parser(cfg)
-        expander = Expander(ReferenceCFG(reference_trees(cfg)), build_proposer(cfg, k.sentiment), tagger_of(parser),
-                            top_masks=int(ec.top_masks), max_masks=int(ec.max_masks), max_masked=ec.max_masked,
-                            top_k=int(ec.fill.top_k), max_tries=int(ec.validate.max_tries),
-                            keep=int(ec.validate.keep), seed=int(c.seed))
-        from lingtest.progress import progress
+        chunks = chunked([(found[i], preds[i]) for i in ids], EXPAND_CHUNK) if ids else []
+        ex = executor_options(cfg)
+        if ex["name"] == "ray":  # the same chunks on a pool of generator actors: the same expansions
+            from lingtest.execution.ray_generate import map_chunks
 
-        chunk = 16
-        for start in progress(range(0, len(ids), chunk), f"S2LCT expand {suite} ({len(ids)} sentences)"):
-            part = ids[start:start + chunk]
-            expansions.update(expander.expand([(found[i], preds[i]) for i in part], k, stats))
-        lm_texts = int(getattr(expander.proposer, "texts_scored", 0))
+            results, counters = map_chunks(expansion_worker, cfg, chunks, options=ex, part="generation",
+                                           desc=f"S2LCT expand {suite} on Ray ({len(ids)} sentences)")
+            lm_texts = int(counters.get("lm_texts_scored", 0))
+        else:
+            from lingtest.progress import progress
+
+            work = Expansions(cfg, k)
+            results = [work(items) for items in progress(chunks, f"S2LCT expand {suite} ({len(ids)} sentences)")]
+            lm_texts = work.counters()["lm_texts_scored"]
+        for got, st in results:
+            expansions.update(got)
+            stats.merge(st)
     exps = []
     for s in seeds:
         rule = spec.capabilities[s.capability].rules[s.rule]

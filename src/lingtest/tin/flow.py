@@ -3,7 +3,7 @@ transformations are passed in): what each stage body runs between reading and wr
 
 * :func:`tin_sources` - stored sources + the system's N(s) -> :class:`TinSource` records;
 * :func:`generate_cases` - transformations -> filters -> test cases, with counts and seconds per
-  transformation;
+  transformation; :func:`merge_generated` - the results of consecutive waves of sources as one;
 * :func:`check_cases` - the cases through :func:`lingtest.suite.run.run_suite` -> issues, graded
   against gold when there is gold (precision, source-wrong issues, hits, error categories), issue
   counts only when there is none;
@@ -74,6 +74,24 @@ def generate_cases(sources: Sequence[TinSource], transformations: Sequence[Any],
     gold = {s.id: s.gold for s in sources}
     cases = [mutant_case(m, system=system, gold=gold[m.seed_id]) for m in res.kept]
     return Generated(cases, res.counts, seconds)
+
+
+def merge_generated(parts: Sequence[Generated]) -> Generated:
+    """:func:`generate_cases` of consecutive waves of sources as one result: cases in wave order (so by
+    source, then transformation, as for one wave of all), filter counts and seconds summed."""
+    cases: list[TestCase] = []
+    counts: dict[str, FilterCounts] = {}
+    seconds: dict[str, float] = {}
+    for g in parts:
+        cases.extend(g.cases)
+        for name, c in g.counts.items():
+            total = counts.setdefault(name, FilterCounts())
+            total.generated += c.generated
+            total.semantic_removed += c.semantic_removed
+            total.naturalness_removed += c.naturalness_removed
+        for step, sec in g.seconds.items():
+            seconds[step] = round(seconds.get(step, 0.0) + sec, 3)
+    return Generated(cases, counts, seconds)
 
 
 @dataclass(slots=True)

@@ -4,7 +4,8 @@
   (``tin.phrase_index.corpora``) embedded with the packaged MiniLM -> ``paths.tin.phrase_index``;
 * ``sources_stage`` - a seeded sample of ``tin.corpus`` (prepared CoNLL-2003 test with gold, or a
   file of ``tin.unlabelled``), parsed -> ``paths.tin.sources``;
-* ``generate_stage`` (per system) - N(s), the four transformations, both filters (counted) ->
+* ``generate_stage`` (per system) - N(s), the four transformations, both filters (counted), in waves of
+  ``tin.batch_sources`` sources (``executor=ray``: each wave a call on a pool of generator actors) ->
   ``<paths.tin.generated>/<system>.jsonl`` (test cases) and ``<metrics>/generation/<system>.json``;
 * ``suite_stage`` - the released suite ``paths.tin.suite``: every system's cases, in ``tin.systems``
   order;
@@ -24,6 +25,7 @@ from __future__ import annotations
 import json
 import logging
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -134,18 +136,64 @@ def _generation_path(cfg: Any, system: str) -> Path:
     return tin_paths(cfg)["metrics"] / "generation" / f"{system}.json"
 
 
-def generate_stage(cfg: Any, tracker: Any, item: str) -> dict[str, Any]:
+def wave_size(cfg: Any) -> int | None:
+    """``tin.batch_sources``: sources generated together in one wave (null: all in one). A wave's
+    transformations and filters batch its sources together (LM and embedder batches, whose floats can
+    depend on their composition in the last digits), so waves, not single sources, are where generation
+    is split, locally and on Ray alike."""
+    if "batch_sources" not in cfg.tin:
+        raise ConfigError("tin.batch_sources is not set: sources per generation wave (null: all in one), "
+                          "in conf/tin/default.yaml")
+    n = cfg.tin.batch_sources
+    if n is not None and int(n) < 1:
+        raise ConfigError(f"tin.batch_sources must be >= 1 or null, got {n}")
+    return None if n is None else int(n)
+
+
+def generation_worker(cfg: Any, item: str) -> Callable[[list[Any]], Any]:
+    """TIN's generator for system ``item`` with its components built once (:class:`Parts`): a wave of
+    :class:`~lingtest.tin.mutant.TinSource` -> :class:`~lingtest.tin.flow.Generated`. The local loop runs
+    it, and so does every Ray generator actor (:mod:`lingtest.execution.ray_generate`; ``cfg`` as plain
+    dicts there)."""
+    from lingtest.execution.ray_generate import as_config
     from lingtest.tin.flow import generate_cases
+
+    conf = as_config(cfg)
+    parts = Parts(conf)
+    transformations = parts.transformations(list(conf.tin.transformations))
+    config = filter_config(conf, item)
+    packed = bool(conf.tin.filters.packed)
+
+    def work(sources: list[Any]) -> Any:
+        return generate_cases(sources, transformations, embedder=parts.embedder, lm=parts.lm, config=config,
+                              system=item, packed=packed)
+
+    return work
+
+
+def generate_stage(cfg: Any, tracker: Any, item: str) -> dict[str, Any]:
+    from lingtest.execution import executor_options
+    from lingtest.execution.ray_generate import chunked
+    from lingtest.tin.flow import merge_generated
     from lingtest.tin.suite import TECHNIQUE
 
     t0 = time.perf_counter()
-    parts = Parts(cfg)
+    size = wave_size(cfg)
+    ex = executor_options(cfg)
     system = _system(cfg, item)
     _, sources = _sources(cfg, system)
     names = list(cfg.tin.transformations)
-    gen = generate_cases(sources, parts.transformations(names), embedder=parts.embedder, lm=parts.lm,
-                         config=filter_config(cfg, item), system=item,
-                         packed=bool(cfg.tin.filters.packed))
+    filter_config(cfg, item)  # a config error is raised here, before any actor starts
+    waves = chunked(sources, size)
+    if ex["name"] == "ray":  # the same waves on a pool of generator actors: the same mutants, in order
+        from lingtest.execution.ray_generate import map_chunks
+
+        results, _ = map_chunks(generation_worker, cfg, waves, options=ex, part="generation", args=(item,),
+                                desc=f"TIN generate {item} on Ray")
+    else:
+        work = generation_worker(cfg, item)
+        results = [work(w) for w in waves]
+    gen = merge_generated(results)
     paths = tin_paths(cfg)
     out = paths["generated"] / f"{item}.jsonl"
     write_jsonl(out, gen.cases, kind="testcase",
