@@ -1,7 +1,7 @@
 """The ContraCAT generator: the definition language on a small vocabulary built here, new nouns from
 a TSV list and from the Ding dictionary (fixture excerpt), and - on the mirror - the release's
-template files regenerated line for line (the overlap templates: every released example among the
-generated ones)."""
+template files regenerated line for line (25 of 26; the release's garbled one: its English contexts and
+labels)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from lingtest.contracat.cases import make_cases
-from lingtest.contracat.definitions import REGENERATED, RELEASE
+from lingtest.contracat.definitions import GARBLED, REGENERATED, RELEASE
 from lingtest.contracat.generate import TemplateDef, generate, write_template
 from lingtest.contracat.vocabulary import (
     Entity,
@@ -69,6 +69,32 @@ def test_pairs_swaps_and_gold_labels_follow_the_entity():
     verb = generate(TemplateDef.from_dict("v", RELEASE["0_priors/verb"]), VOC)
     assert [e.de[0] for e in verb] == ["Ich habe ihn gegessen.", "Du hast ihn gegessen.", "Ihr habt ihn gegessen."]
     assert {e.label for e in verb} == {""}
+
+
+def test_half_full_after_and_labels_at_a_place():
+    """The release's overlap templates: --half keeps the entries at even positions (dog, horse; apple)
+    except the --full slots; ``after B A`` draws B after A with loops between; ``gender @A`` is the
+    gender of the entity shown at A's place after a swap (the eater), ``gender A`` follows the entity."""
+    base = {"context": {"en": "The {A} ate the {F} and the {B} ran.", "de": "{DEF_NOM:A} {A} aß {DEF_ACC:F} {F}."},
+            "sentence": {"en": "It ate.", "de": "{PRO_NOM} aß."},
+            "slots": {"A": "animal", "B": "animal", "F": "food"}, "loops": ["A", "F", "after B A", "swap A B"],
+            "label": "gender @A"}
+    exs = generate(TemplateDef.from_dict("ov", {**base, "half": True}), VOC)
+    assert [e.en_context for e in exs] == ["The dog ate the apple and the horse ran.",
+                                           "The horse ate the apple and the dog ran."]
+    assert [e.label for e in exs] == ["m", "n"] and [e.position for e in exs] == [1, 1]
+    follows = generate(TemplateDef.from_dict("ov", {**base, "half": True, "label": "gender A"}), VOC)
+    assert [e.label for e in follows] == ["m", "m"] and [e.position for e in follows] == [1, 3]  # A, F, B
+    full = generate(TemplateDef.from_dict("ov", {**base, "half": True, "full": ["F"]}), VOC)
+    assert [e.en_context.split()[4] for e in full[::2]] == ["apple", "egg"]
+    every = generate(TemplateDef.from_dict("ov", base), VOC)
+    assert len(every) == (3 + 2 + 1 + 0) * 2 * 2  # the animals after A's, per food, each also swapped
+    with pytest.raises(ConfigError, match="unknown slot"):
+        generate(TemplateDef.from_dict("ov", {**base, "half": True, "full": ["Z"]}), VOC)
+    with pytest.raises(ConfigError, match="true or false"):
+        TemplateDef.from_dict("ov", {**base, "half": "yes"})
+    with pytest.raises(ConfigError, match="outer loop"):
+        generate(TemplateDef.from_dict("ov", {**base, "loops": ["after B A", "A", "F", "swap A B"]}), VOC)
 
 
 def test_definitions_are_checked():
@@ -131,12 +157,12 @@ def test_regenerates_the_release_from_the_mirror(mirror):
         assert de == (root / name / "de.txt").read_text(encoding="utf-8").splitlines(), name
         released = [x.strip() for x in (root / name / "genders.txt").read_text(encoding="utf-8").splitlines()]
         assert g[: len(released)] == released and not any(g[len(released):]), name
-    # overlap: the release drew a subset of the animal pairs; every released example is generated
-    for name in ("2_coreference_step/overlap/verb_overlap/eat_drink_eat",
-                 "2_coreference_step/overlap/subject_overlap/eat_drink_drink"):
-        gen = set(lines(generate(TemplateDef.from_dict(name, RELEASE[name]), voc)))
-        en = (root / name / "en.txt").read_text(encoding="utf-8").splitlines()
-        de = (root / name / "de.txt").read_text(encoding="utf-8").splitlines()
-        gl = [x.strip() for x in (root / name / "genders.txt").read_text(encoding="utf-8").splitlines()]
-        released = {(*en[i:i + 3], *de[i:i + 3], *gl[i:i + 3]) for i in range(0, len(en), 3)}
-        assert released <= gen, name
+    # the garbled template (a slot-index bug of the release's generator): the same English contexts
+    # and labels, in the same order; ours writes the intended main sentences and German side
+    exs = generate(TemplateDef.from_dict(GARBLED, RELEASE[GARBLED]), voc)
+    en = (root / GARBLED / "en.txt").read_text(encoding="utf-8").splitlines()
+    gl = [x.strip() for x in (root / GARBLED / "genders.txt").read_text(encoding="utf-8").splitlines()]
+    assert [e.en_context for e in exs] == [x.split(" <SEP> ")[0] for x in en[::3]]
+    assert [e.label for e in exs] == gl[::3]
+    assert exs[0].en == "It liked the cookie." and en[0].endswith("It liked cookie.")
+    assert exs[0].de[0] == "Er mochte den Keks."

@@ -1,10 +1,11 @@
 """The template definitions of the ContraCAT release (BennoKrojer/ContraCAT@c8b1f6a ``data/templates``),
 in the format of :mod:`lingtest.contracat.generate`. Over the release's vocabulary they regenerate its
 files line for line (``tests/contracat/test_generate.py`` checks every template listed in
-:data:`REGENERATED` against the mirror). The overlap templates of the release draw a subset of the
-animal pairs whose rule is not recorded (its ``commandline_args.txt`` only name ``--half``); their
-definitions here enumerate every pair, and the test checks that the released examples are among
-the generated ones.
+:data:`REGENERATED` against the mirror). The overlap templates are generated with the release's
+``--half`` (every other entry of each vocabulary class; ``--full ADVERB`` keeps every adverb), the rule
+read off the released files. One departure: the release's ``object_overlap/eat_drink_eat`` has a
+garbled German side and an English ``It liked cookie.`` (a slot-index bug of its generator); ours
+writes the intended sentences, so that template is checked for its English contexts and labels only.
 """
 
 from __future__ import annotations
@@ -29,9 +30,9 @@ _FEELINGS = [
 
 
 def _overlap(en_ctx: str, de_ctx: str, en: str, de: str, label: str, unequal: list[list[str]],
-             loops: list[str], slots: dict[str, Any]) -> dict[str, Any]:
+             loops: list[str], slots: dict[str, Any], full: tuple[str, ...] = ()) -> dict[str, Any]:
     return {"context": {"en": en_ctx, "de": de_ctx}, "sentence": {"en": en, "de": de}, "slots": slots,
-            "loops": loops, "unequal": unequal, "label": label}
+            "loops": loops, "unequal": unequal, "label": label, "half": True, "full": list(full)}
 
 
 _EAT_DRINK = ("The {A} ate the {F} and the {B} drank the {D}.",
@@ -91,48 +92,50 @@ RELEASE: dict[str, dict[str, Any]] = {
         "sentence": {"en": "It was big.", "de": "{PRO_NOM} war groß."},
         "slots": {"N": "concrete_noun"}, "loops": ["N"], "label": "gender N",
     },
-    # -- overlap: the release draws a subset of these (see the module docstring) --
+    # -- overlap: --half (see the module docstring) --
     "2_coreference_step/overlap/object_overlap/eat_drink_eat": _overlap(
-        *_EAT_DRINK, "It liked the {F}.", "{PRO_NOM} mochte {DEF_ACC:F} {F}.", "gender A", [["A", "B"]],
-        ["A", "B", "F", "D", "swap A B"], _OV_SLOTS),
+        *_EAT_DRINK, "It liked the {F}.", "{PRO_NOM} mochte {DEF_ACC:F} {F}.", "gender @A", [["A", "B"]],
+        ["A", "F", "after B A", "D", "swap A B"], _OV_SLOTS),
     "2_coreference_step/overlap/object_overlap/eat_drink_drink": _overlap(
-        *_EAT_DRINK, "It liked the {D}.", "{PRO_NOM} mochte {DEF_ACC:D} {D}.", "gender B", [["A", "B"]],
-        ["A", "B", "F", "D", "swap A B"], _OV_SLOTS),
+        *_EAT_DRINK, "It liked the {D}.", "{PRO_NOM} mochte {DEF_ACC:D} {D}.", "gender @B", [["A", "B"]],
+        ["A", "F", "after B A", "D", "swap A B"], _OV_SLOTS),
     "2_coreference_step/overlap/object_verb_overlap/eat_drink_drink": _overlap(
-        *_EAT_DRINK, "It drank the {D} quickly.", "{PRO_NOM} hat {DEF_ACC:D} {D} schnell getrunken.", "gender B",
-        [["A", "B"]], ["A", "B", "F", "D", "swap A B"], _OV_SLOTS),
+        *_EAT_DRINK, "It drank the {D} quickly.", "{PRO_NOM} hat {DEF_ACC:D} {D} schnell getrunken.", "gender @B",
+        [["A", "B"]], ["A", "F", "after B A", "D", "swap A B"], _OV_SLOTS),
     "2_coreference_step/overlap/object_verb_overlap/eat_drink_eat": _overlap(
-        *_EAT_DRINK, "It ate the {F} quickly.", "{PRO_NOM} hat {DEF_ACC:F} {F} schnell gegessen.", "gender A",
-        [["A", "B"]], ["A", "B", "F", "D", "swap A B"], _OV_SLOTS),
+        *_EAT_DRINK, "It ate the {F} quickly.", "{PRO_NOM} hat {DEF_ACC:F} {F} schnell gegessen.", "gender @A",
+        [["A", "B"]], ["A", "F", "after B A", "D", "swap A B"], _OV_SLOTS),
     "2_coreference_step/overlap/subject_overlap/eat_drink_eat": _overlap(
         *_EAT_DRINK, "The {A} liked it.", "{DEF_NOM:A} {A} mochte {PRO_ACC}.", "gender F", [["F", "D"]],
-        ["A", "B", "F", "D"], _OV_SLOTS),
+        ["A", "F", "B", "D"], _OV_SLOTS),
     "2_coreference_step/overlap/subject_overlap/eat_drink_drink": _overlap(
         *_EAT_DRINK, "The {B} liked it.", "{DEF_NOM:B} {B} mochte {PRO_ACC}.", "gender D", [["F", "D"]],
-        ["A", "B", "F", "D"], _OV_SLOTS),
+        ["A", "F", "B", "D"], _OV_SLOTS),
     "2_coreference_step/overlap/subject_verb_overlap/eat_drink_eat": _overlap(
         *_EAT_DRINK, "The {A} ate it quickly.", "{DEF_NOM:A} {A} hat {PRO_ACC} schnell gegessen.", "gender F",
-        [["F", "D"]], ["A", "B", "F", "D"], _OV_SLOTS),
+        [["F", "D"]], ["A", "F", "B", "D"], _OV_SLOTS),
     "2_coreference_step/overlap/subject_verb_overlap/eat_drink_drink": _overlap(
         *_EAT_DRINK, "The {B} drank it quickly.", "{DEF_NOM:B} {B} hat {PRO_ACC} schnell getrunken.", "gender D",
-        [["F", "D"]], ["A", "B", "F", "D"], _OV_SLOTS),
+        [["F", "D"]], ["A", "F", "B", "D"], _OV_SLOTS),
     "2_coreference_step/overlap/verb_overlap/eat_drink_eat": _overlap(
         "The {A} ate and the {B} drank.", "{DEF_NOM:A} {A} hat gegessen und {DEF_NOM:B} {B} hat getrunken.",
-        "It ate {R}.", "{PRO_NOM} hat {R} gegessen.", "gender A", [["A", "B"]], ["A", "B", "R", "swap A B"],
-        {"A": "animal", "B": "animal", "R": "adverb"}),
+        "It ate {R}.", "{PRO_NOM} hat {R} gegessen.", "gender @A", [["A", "B"]], ["pair A B", "R", "swap A B"],
+        {"A": "animal", "B": "animal", "R": "adverb"}, ("R",)),
     "2_coreference_step/overlap/verb_overlap/eat_drink_drink": _overlap(
         "The {A} ate and the {B} drank.", "{DEF_NOM:A} {A} hat gegessen und {DEF_NOM:B} {B} hat getrunken.",
-        "It drank {R}.", "{PRO_NOM} hat {R} getrunken.", "gender B", [["A", "B"]], ["A", "B", "R", "swap A B"],
-        {"A": "animal", "B": "animal", "R": "adverb"}),
+        "It drank {R}.", "{PRO_NOM} hat {R} getrunken.", "gender @B", [["A", "B"]], ["pair A B", "R", "swap A B"],
+        {"A": "animal", "B": "animal", "R": "adverb"}, ("R",)),
     "2_coreference_step/overlap/verb_overlap/drink_eat_drink": _overlap(
         "The {A} drank and the {B} ate.", "{DEF_NOM:A} {A} hat getrunken und {DEF_NOM:B} {B} hat gegessen.",
-        "It drank {R}.", "{PRO_NOM} hat {R} getrunken.", "gender A", [["A", "B"]], ["A", "B", "R", "swap A B"],
-        {"A": "animal", "B": "animal", "R": "adverb"}),
+        "It drank {R}.", "{PRO_NOM} hat {R} getrunken.", "gender @A", [["A", "B"]], ["pair A B", "R", "swap A B"],
+        {"A": "animal", "B": "animal", "R": "adverb"}, ("R",)),
     "2_coreference_step/overlap/verb_overlap/drink_eat_eat": _overlap(
         "The {A} drank and the {B} ate.", "{DEF_NOM:A} {A} hat getrunken und {DEF_NOM:B} {B} hat gegessen.",
-        "It ate {R}.", "{PRO_NOM} hat {R} gegessen.", "gender B", [["A", "B"]], ["A", "B", "R", "swap A B"],
-        {"A": "animal", "B": "animal", "R": "adverb"}),
+        "It ate {R}.", "{PRO_NOM} hat {R} gegessen.", "gender @B", [["A", "B"]], ["pair A B", "R", "swap A B"],
+        {"A": "animal", "B": "animal", "R": "adverb"}, ("R",)),
 }
 
+#: the release's template whose German side (and English main sentence) its generator garbled
+GARBLED = "2_coreference_step/overlap/object_overlap/eat_drink_eat"
 #: the templates whose released files the definitions regenerate line for line
-REGENERATED = tuple(n for n in RELEASE if "/overlap/" not in n)
+REGENERATED = tuple(n for n in RELEASE if n != GARBLED)

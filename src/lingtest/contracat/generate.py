@@ -12,13 +12,19 @@ A definition (:class:`TemplateDef`, from a mapping; the release's are in
   (no slot) the candidate pronoun that varies over m, f, n. Each part is capitalised.
 * ``slots``: slot -> a vocabulary class, or an inline list of words (``{"en": ..., "de": ..., ...}``).
 * ``loops``: the enumeration, outermost first: ``X`` (every entry of the slot's class, in vocabulary
-  order), ``pair X Y`` (two entries of one class, ``X`` before ``Y`` in vocabulary order), ``swap X
-  Y`` (the binding as is, then with the two exchanged: the order-agnostic variants).
+  order), ``pair X Y`` (two entries of one class, ``X`` before ``Y`` in vocabulary order), ``after Y
+  X`` (the entries of ``Y``'s class after ``X``'s, ``X`` bound by an outer loop: ``pair X Y`` with
+  other loops between the two), ``swap X Y`` (the binding as is, then with the two exchanged: the
+  order-agnostic variants).
 * ``unequal``: slot pairs whose genders must differ (checked on the complete binding); two slots
   never hold the same entity.
 * ``label``: ``gender X`` (the gold gender is that of the entity drawn for ``X``, wherever a swap put
-  it), ``fixed g`` (pleonastic and event ``it``: ``n``), ``prior X Y`` (no correct answer: the genders
-  at the two positions after any swap, e.g. ``mf``) or ``none`` (a prior with no antecedent).
+  it), ``gender @X`` (that of the entity shown at ``X``'s place after the swaps), ``fixed g``
+  (pleonastic and event ``it``: ``n``), ``prior X Y`` (no correct answer: the genders at the two
+  positions after any swap, e.g. ``mf``) or ``none`` (a prior with no antecedent).
+* ``half``: every slot draws only the entries at even positions (0, 2, 4, ...) of its class or list,
+  except the slots listed in ``full``: the release's ``--half`` and ``--full`` (its overlap templates;
+  the rule read off the released files, which it regenerates line for line).
 * ``parts``: a list of overrides of the keys above, generated one after another (world knowledge:
   the animal attributes, then the food attributes).
 
@@ -39,7 +45,7 @@ from lingtest.errors import ConfigError
 
 SEP = "<SEP>"
 _PLACEHOLDER = re.compile(r"\{([^{}]+)\}")
-_KEYS = {"name", "context", "sentence", "slots", "loops", "unequal", "label", "parts"}
+_KEYS = {"name", "context", "sentence", "slots", "loops", "unequal", "label", "half", "full", "parts"}
 
 
 @dataclass(frozen=True)
@@ -58,6 +64,8 @@ class Part:
     loops: tuple[str, ...]
     unequal: tuple[tuple[str, str], ...]
     label: str
+    half: bool = False
+    full: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -87,8 +95,15 @@ class TemplateDef:
                 if set(m[side]) != {"en", "de"}:
                     raise ConfigError(f"template {name!r}: {side} needs exactly 'en' and 'de'")
             parts.append(Part(dict(m["context"]), dict(m["sentence"]), dict(m["slots"]), tuple(m["loops"]),
-                              tuple(tuple(p) for p in m.get("unequal", [])), str(m["label"])))
+                              tuple(tuple(p) for p in m.get("unequal", [])), str(m["label"]),
+                              _flag(m.get("half", False), name, "half"), tuple(m.get("full", ()))))
         return cls(name, tuple(parts))
+
+
+def _flag(value: Any, template: str, key: str) -> bool:
+    if not isinstance(value, bool):
+        raise ConfigError(f"template {template!r}: {key!r} must be true or false, got {value!r}")
+    return value
 
 
 @dataclass(frozen=True)
@@ -172,7 +187,11 @@ def render(pattern: str, side: str, b: Mapping[str, Entry], pronoun: str | None 
 
 def _bindings(part: Part, voc: Vocabulary, template: str) -> Iterator[tuple[dict[str, Entry], dict[str, Entry]]]:
     """(original bindings, bindings after the swaps) in loop order."""
-    entries = {s: _entries(s, spec, voc, template) for s, spec in part.slots.items()}
+    unknown = sorted(set(part.full) - set(part.slots))
+    if unknown:
+        raise ConfigError(f"template {template!r}: 'full' names unknown slot(s) {', '.join(unknown)}")
+    entries = {s: _entries(s, spec, voc, template)[::2 if part.half and s not in part.full else 1]
+               for s, spec in part.slots.items()}
 
     Swaps = list[tuple[str, str]]
 
@@ -192,13 +211,26 @@ def _bindings(part: Part, voc: Vocabulary, template: str) -> Iterator[tuple[dict
                 for ib in range(ia + 1, len(pool)):
                     b[x], b[y] = pool[ia], pool[ib]
                     yield from rec(i + 1, b, swaps)
+        elif words[0] == "after" and len(words) == 3:
+            y, x = words[1], words[2]
+            pool = entries[y]
+            if x not in b:
+                raise ConfigError(f"template {template!r}: loop {part.loops[i]!r} needs {x} bound by an outer loop")
+            start = next((k for k, e in enumerate(pool) if e is b[x]), None)
+            if start is None:
+                raise ConfigError(f"template {template!r}: loop {part.loops[i]!r}: "
+                                  f"{x} and {y} draw from different classes")
+            for e in pool[start + 1:]:
+                b[y] = e
+                yield from rec(i + 1, b, swaps)
         elif words[0] == "swap" and len(words) == 3:
             yield from rec(i + 1, b, swaps)
             yield from rec(i + 1, b, [*swaps, (words[1], words[2])])
         else:
-            raise ConfigError(f"template {template!r}: bad loop {part.loops[i]!r} (X | pair X Y | swap X Y)")
+            raise ConfigError(f"template {template!r}: bad loop {part.loops[i]!r} "
+                              "(X | pair X Y | after Y X | swap X Y)")
 
-    looped = {w for lp in part.loops for w in lp.split() if w not in ("pair", "swap")}
+    looped = {w for lp in part.loops for w in lp.split() if w not in ("pair", "after", "swap")}
     missing = sorted(set(part.slots) - looped)
     if missing:
         raise ConfigError(f"template {template!r}: slot(s) {', '.join(missing)} not in any loop")
@@ -217,14 +249,14 @@ def _bindings(part: Part, voc: Vocabulary, template: str) -> Iterator[tuple[dict
 def _label(label: str, b: Mapping[str, Entry], shown: Mapping[str, Entry], template: str) -> str:
     kind, *args = label.split()
     if kind == "gender" and len(args) == 1:
-        return _gender(b[args[0]])
+        return _gender(shown[args[0][1:]]) if args[0].startswith("@") else _gender(b[args[0]])
     if kind == "fixed" and len(args) == 1 and args[0] in GENDERS:
         return args[0]
     if kind == "prior" and len(args) == 2:
         return _gender(shown[args[0]]) + _gender(shown[args[1]])
     if kind == "none" and not args:
         return ""
-    raise ConfigError(f"template {template!r}: bad label {label!r} (gender X | fixed g | prior X Y | none)")
+    raise ConfigError(f"template {template!r}: bad label {label!r} (gender X | gender @X | fixed g | prior X Y | none)")
 
 
 def _position(part: Part, b: Mapping[str, Entry], shown: Mapping[str, Entry]) -> int | None:
@@ -236,7 +268,7 @@ def _position(part: Part, b: Mapping[str, Entry], shown: Mapping[str, Entry]) ->
     entity_slots = [s for s in dict.fromkeys(order) if s in shown and isinstance(shown[s], Entity)]
     if len(entity_slots) < 2:
         return None
-    target = b[args[0]]
+    target = shown[args[0][1:]] if args[0].startswith("@") else b[args[0]]
     for rank, s in enumerate(entity_slots, 1):
         if shown[s] is target:
             return rank
