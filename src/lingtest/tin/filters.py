@@ -65,6 +65,12 @@ class FilterCounts:
     def kept(self) -> int:
         return self.generated - self.semantic_removed - self.naturalness_removed
 
+    def add(self, other: FilterCounts) -> None:
+        """Add ``other``'s counts (another transformation's, or another wave's)."""
+        self.generated += other.generated
+        self.semantic_removed += other.semantic_removed
+        self.naturalness_removed += other.naturalness_removed
+
     def to_dict(self) -> dict[str, int]:
         return {"generated": self.generated, "semantic_removed": self.semantic_removed,
                 "after_semantic": self.generated - self.semantic_removed,

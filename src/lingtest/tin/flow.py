@@ -46,9 +46,7 @@ class Generated:
         out = {n: self.counts.get(n, FilterCounts()).to_dict() for n in names}
         total = FilterCounts()
         for c in self.counts.values():
-            total.generated += c.generated
-            total.semantic_removed += c.semantic_removed
-            total.naturalness_removed += c.naturalness_removed
+            total.add(c)
         out["overall"] = total.to_dict()
         return out
 
@@ -85,10 +83,7 @@ def merge_generated(parts: Sequence[Generated]) -> Generated:
     for g in parts:
         cases.extend(g.cases)
         for name, c in g.counts.items():
-            total = counts.setdefault(name, FilterCounts())
-            total.generated += c.generated
-            total.semantic_removed += c.semantic_removed
-            total.naturalness_removed += c.naturalness_removed
+            counts.setdefault(name, FilterCounts()).add(c)
         for step, sec in g.seconds.items():
             seconds[step] = round(seconds.get(step, 0.0) + sec, 3)
     return Generated(cases, counts, seconds)
