@@ -35,7 +35,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 def ray_options(actors: int) -> dict:
     part = {"actors": actors, "cpus_per_actor": 1, "gpus_per_actor": 0}
-    return {"name": "ray", "address": None, "num_cpus": os.cpu_count(), "inference": dict(part), "crest": dict(part)}
+    return {"name": "ray", "address": None, "num_cpus": os.cpu_count(), "inference": dict(part), "crest": dict(part),
+            "generation": dict(part)}
 
 
 def crest_part(args, overrides) -> dict:

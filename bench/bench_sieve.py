@@ -36,7 +36,9 @@ def main(argv: list[str] | None = None) -> int:
 
     from lingtest.config import compose
     from lingtest.readers.options import configured
-    from lingtest.systems.coref.base import CachedSystem, ensure_parsed
+    from lingtest.store import JSONStore
+    from lingtest.systems.cache import CachedSystem
+    from lingtest.systems.coref.base import ensure_parsed
     from lingtest.systems.coref.mentions import ParsedDoc, detect_mentions
     from lingtest.systems.coref.sieve import SieveResolver
     from lingtest.systems.factory import instantiate, system_entry
@@ -72,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     best = min(runs)
 
     with tempfile.TemporaryDirectory() as tmp:
-        cached = CachedSystem(resolver, tmp)
+        cached = CachedSystem(resolver, JSONStore(Path(tmp) / "coref.sqlite", table="predictions"))
         t0 = time.perf_counter()
         cached.predict(parsed)
         cold = time.perf_counter() - t0

@@ -70,9 +70,10 @@ def main() -> None:
     from lingtest.config import compose
     from lingtest.data.io import read_jsonl, write_json
     from lingtest.data.model import Document
+    from lingtest.paths import repo_path
     from lingtest.systems.factory import build_system
     from lingtest.systems.ner import TASK
-    from lingtest.tin.components import Parts, root_path, tin_paths
+    from lingtest.tin.components import Parts, tin_paths
     from lingtest.tin.sources import labelled_pool, sample
 
     runs = []
@@ -80,7 +81,7 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             cfg = compose([*args.overrides, f"parser.cache_dir={tmp}", "systems.cache=false"])
             t = cfg.tin
-            prepared = root_path(cfg.paths.prepared) / str(t.corpus) / f"{t.split}.jsonl"
+            prepared = repo_path(cfg.paths.prepared) / str(t.corpus) / f"{t.split}.jsonl"
             if not prepared.exists():
                 sys.exit(f"{prepared} not found: dvc repro prepare@{t.corpus}")
             pool = labelled_pool(list(read_jsonl(prepared, Document.from_dict)), min_tokens=int(t.min_tokens),

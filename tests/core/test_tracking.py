@@ -125,8 +125,11 @@ STAGE_LEFT_OPEN = textwrap.dedent('''
 def _stage_process(script: str, tmp_path: Path) -> subprocess.Popen[str]:
     env = {k: v for k, v in os.environ.items() if k != "MLFLOW_TRACKING_URI"}
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    # SIGINT at its default, as from a terminal: a test run started in the background (``cmd &`` in a
+    # shell without job control) has it ignored, which the child would inherit and rightly leave alone
     return subprocess.Popen([sys.executable, "-c", script, str(tmp_path)], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
 def _only_run(tmp_path: Path):

@@ -11,16 +11,19 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, TypeVar
 
 from lingtest.data.model import ContrastiveExample
+from lingtest.errors import ConfigError
 
 #: the text fields of an example, by the name an attack record uses for them
 FIELDS = ("src_context", "src", "ref_context", "ref", "contrastive")
 
 _TOKEN = re.compile(r"\w+(?:-\w+)*|[^\w\s]")
+
+V = TypeVar("V")
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +66,24 @@ class AttackOutcome:
             "skipped": len(self.skipped),
             "skip_reasons": self.skip_reasons(),
         }
+
+
+def resolve_named(names: Sequence[str], release: Mapping[str, V], custom: Mapping[str, Mapping[str, Any]] | None,
+                  build: Callable[[str, Mapping[str, Any]], V], what: str) -> list[V]:
+    """The attack variants named in ``names``, in that order: one the config defines under ``custom``
+    (built by ``build(name, entry)``; it overrides a release entry of that name) or one of the
+    public ``release``. An unknown name is a :class:`ConfigError` listing what there is."""
+    own = {k: build(k, v) for k, v in (custom or {}).items()}
+    out = []
+    for n in names:
+        if n in own:
+            out.append(own[n])
+        elif n in release:
+            out.append(release[n])
+        else:
+            raise ConfigError(f"unknown {what} {n!r}; release {what}s: {', '.join(release)}"
+                              + (f"; custom: {', '.join(own)}" if own else ""))
+    return out
 
 
 def _reason_class(reason: str) -> str:

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from lingtest.contrapro.attack import edit_example
+from lingtest.contrapro.attack import edit_example, resolve_named
 from lingtest.data.model import ContrastiveExample
 from lingtest.errors import ConfigError
 
@@ -91,19 +91,7 @@ def resolve_variants(
     names: list[str], custom: Mapping[str, Mapping[str, Any]] | None = None
 ) -> list[PhraseVariant]:
     """The variants named in ``names``: a release variant or one defined in ``custom``."""
-    custom_v = {k: PhraseVariant.from_dict(k, v) for k, v in (custom or {}).items()}
-    out = []
-    for n in names:
-        if n in custom_v:
-            out.append(custom_v[n])
-        elif n in RELEASE_VARIANTS:
-            out.append(RELEASE_VARIANTS[n])
-        else:
-            raise ConfigError(
-                f"unknown phrase variant {n!r}; release variants: {', '.join(RELEASE_VARIANTS)}"
-                + (f"; custom: {', '.join(custom_v)}" if custom_v else "")
-            )
-    return out
+    return resolve_named(names, RELEASE_VARIANTS, custom, PhraseVariant.from_dict, "phrase variant")
 
 
 def split_trailing(text: str) -> tuple[str, str]:

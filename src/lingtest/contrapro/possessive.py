@@ -28,6 +28,7 @@ from lingtest.contrapro.attack import (
     example_texts,
     find_phrase,
     german_sides,
+    resolve_named,
     splice,
     tokens,
     words,
@@ -118,19 +119,8 @@ RELEASE_POSSESSORS: dict[str, Possessor] = {
 def resolve_possessors(
     names: list[str], custom: Mapping[str, Mapping[str, Any]] | None = None
 ) -> list[Possessor]:
-    custom_p = {k: Possessor.from_dict(k, v) for k, v in (custom or {}).items()}
-    out = []
-    for n in names:
-        if n in custom_p:
-            out.append(custom_p[n])
-        elif n in RELEASE_POSSESSORS:
-            out.append(RELEASE_POSSESSORS[n])
-        else:
-            raise ConfigError(
-                f"unknown possessor {n!r}; release possessors: {', '.join(RELEASE_POSSESSORS)}"
-                + (f"; custom: {', '.join(custom_p)}" if custom_p else "")
-            )
-    return out
+    """The possessors named in ``names``: one of the release or one defined in ``custom``."""
+    return resolve_named(names, RELEASE_POSSESSORS, custom, Possessor.from_dict, "possessor")
 
 
 def parse_patterns(patterns: Sequence[Sequence[str] | str]) -> tuple[tuple[str, ...], ...]:
