@@ -115,3 +115,77 @@ def test_dvc_own_hydra_composition_loads_the_resolvers(tmp_path):
     params = yaml.safe_load(out.read_text(encoding="utf-8"))
     assert params["crest"]["M"] == 30 and "ontogum" in params["pipeline"]["parse"]
     assert "contrapro" not in params["pipeline"]["parse"]
+
+
+# --- trained systems: a stage that runs one depends on its checkpoint --------------------------------
+PARAMS = yaml.safe_load((ROOT / "params.yaml").read_text(encoding="utf-8"))
+_REF = re.compile(r"\$\{([^}]+)\}")
+
+
+def _lookup(tree, dotted: str):
+    for part in dotted.split("."):
+        tree = tree[part]
+    return tree
+
+
+def _resolve(text: str, item=None, key=None) -> str:
+    """``text`` with ``${a.b}`` from params.yaml and ``${item[.x]}`` / ``${key}`` of a foreach."""
+
+    def one(m: re.Match) -> str:
+        ref = m.group(1)
+        if ref == "key":
+            return str(key)
+        if ref == "item" or ref.startswith("item."):
+            return str(item if ref == "item" else _lookup(item, ref[5:]))
+        return str(_lookup(PARAMS, ref))
+
+    return _REF.sub(one, text)
+
+
+def _instances(name: str):
+    """(item, key, body) of every instance of a stage (one for a stage without foreach)."""
+    stage = DVC[name]
+    if "foreach" not in stage:
+        yield None, None, stage
+        return
+    items = _lookup(PARAMS, _REF.fullmatch(stage["foreach"]).group(1))
+    pairs = items.items() if isinstance(items, dict) else ((x, x) for x in items)
+    for k, v in pairs:
+        yield v, k, stage["do"]
+
+
+def _paths(entries, item, key) -> list[str]:
+    out = []
+    for e in entries or []:
+        out.append(_resolve(e if isinstance(e, str) else next(iter(e)), item, key).rstrip("/"))
+    return out
+
+
+def _under(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder + "/")
+
+
+def test_stages_running_a_trained_system_depend_on_its_checkpoint():
+    """A system whose ``path`` is what a stage writes (a fine-tuned NER model, a classifier, a
+    coreference checkpoint) makes every stage that runs it depend on that path: retraining must
+    re-run them. Found by the params a per-system stage reads (``systems.<task>.${item}``)."""
+    outs = {p for n in DVC for item, key, body in _instances(n) for p in _paths(body.get("outs"), item, key)}
+    missing = []
+    checked = 0
+    for name in DVC:
+        for item, key, body in _instances(name):
+            for p in body.get("params", []):
+                m = re.fullmatch(r"systems\.(\w+)\.\$\{(item|key)\}", str(p)) if isinstance(p, str) else None
+                if not m:
+                    continue
+                system = str(item if m.group(2) == "item" else key)
+                entry = PARAMS["systems"][m.group(1)][system]
+                path = str(entry.get("path") or "").rstrip("/") if isinstance(entry, dict) else ""
+                if not path or not any(_under(path, o) or _under(o, path) for o in outs):
+                    continue
+                checked += 1
+                deps_ = _paths(body.get("deps"), item, key)
+                if not any(_under(path, d) for d in deps_):
+                    missing.append(f"{name}@{system} does not depend on {path}")
+    assert checked, "no stage runs a trained system: the check found nothing to check"
+    assert missing == []
