@@ -66,8 +66,8 @@ def main() -> None:
     import os
     import tempfile
 
-    from lingtest.config import compose, to_plain
-    from lingtest.crest import stages as P
+    from lingtest.config import compose
+    from lingtest.crest import components as P
     from lingtest.crest.evaluate import evaluate_system, summarize
     from lingtest.data.io import write_json
     from lingtest.resources.lm import idle_cpus
@@ -84,7 +84,9 @@ def main() -> None:
     if args.M:
         overrides.append(f"crest.M={args.M}")
     cfg = compose(overrides)
-    c = cfg.crest
+    from lingtest.crest.config import CrestConfig
+
+    c = CrestConfig.from_config(cfg)
     loads: dict[str, float] = {}
     t = time.perf_counter()
     docs, origin = _load_docs(str(c.corpus))
@@ -92,7 +94,7 @@ def main() -> None:
 
     def fresh_parser():
         tmp_cache = tempfile.mkdtemp(prefix="crest-bench-")
-        parser = P.build_parser(compose([f"parser.cache_dir={tmp_cache}/parses.sqlite", *overrides]))
+        parser = P.memo_parser(compose([f"parser.cache_dir={tmp_cache}/parses.sqlite", *overrides]).parser)
         parser.parse([["Warm", "up", "."]])
         parser.calls = parser.hits = 0
         parser.seconds = 0.0
@@ -108,7 +110,7 @@ def main() -> None:
         getattr(p, "index", None)
     loads["proposers"] = time.perf_counter() - t
     t = time.perf_counter()
-    ranker = P.build_ranker(cfg)
+    ranker = P.build_ranker(c, cfg.resources)
     loads["ranker"] = time.perf_counter() - t
     t = time.perf_counter()
     from lingtest.systems.cache import CachedSystem
@@ -118,7 +120,7 @@ def main() -> None:
     system = CachedSystem(build_system(cfg, "coref", args.system).system, None, batch_size=64)
     system.predict([])
     loads["system"] = time.perf_counter() - t
-    oracle = dict(to_plain(c.oracle))
+    oracle = c.oracle_options()
 
     runs = []
     for k in range(max(1, args.runs)):
@@ -127,12 +129,12 @@ def main() -> None:
             parser = fresh_parser()
         if ranker is not None:
             ranker.texts_scored, ranker.seconds = 0, 0.0
-        gen = P.build_generator(cfg, parser, proposers, ranker, int(c.M))
+        gen = P.build_generator(c, parser, proposers, ranker, int(c.M))
         t0 = time.perf_counter()
         sources = P.prepare_sources(docs, c, parser)
         t1 = time.perf_counter()
         followups, stats = P.generate_all(sources, gen, select=bool(c.select), show_progress=False,
-                                          batch_sources=int(c.get("batch_sources", 1)))
+                                          batch_sources=c.batch_sources)
         t2 = time.perf_counter()
         from lingtest.crest.suite import make_case
 

@@ -51,17 +51,19 @@ def main() -> None:
     from bench_crest import _load_docs
 
     from lingtest.config import compose
-    from lingtest.crest import stages as P
+    from lingtest.crest import components as P
     from lingtest.data.io import write_json
     from lingtest.resources.candidates.rank import LMRanker
     from lingtest.resources.lm import CausalLMScorer
 
     tmp_cache = tempfile.mkdtemp(prefix="ranker-agreement-")
     cfg = compose([f"parser.cache_dir={tmp_cache}/parses.sqlite", f"crest.N={args.sources}"])
-    c = cfg.crest
+    from lingtest.crest.config import CrestConfig
+
+    c = CrestConfig.from_config(cfg)
     docs, origin = _load_docs(str(c.corpus))
-    parser = P.build_parser(cfg)
-    ranker = P.build_ranker(cfg)
+    parser = P.memo_parser(cfg.parser)
+    ranker = P.build_ranker(c, cfg.resources)
     recorded: list = []
 
     class Recording(LMRanker):
@@ -72,16 +74,17 @@ def main() -> None:
     rec = Recording(ranker.scorer, threshold=ranker.threshold, include_original=ranker.include_original,
                     filter_sources=sorted(ranker.filter_sources), window=ranker.window,
                     left_window=ranker.left_window, shared_prefix=ranker.shared_prefix)
-    gen = P.build_generator(cfg, parser, P.build_proposers(c), rec, int(c.M))
+    gen = P.build_generator(c, parser, P.build_proposers(c), rec, int(c.M))
     sources = P.prepare_sources(docs, c, parser)
     P.generate_all(sources, gen, select=bool(c.select), show_progress=False,
-                   batch_sources=int(c.get("batch_sources", 1)))
+                   batch_sources=c.batch_sources)
     model_dir = ranker.scorer.model_name
     del ranker, rec
 
     def rank(scorer, window, left):
-        r = LMRanker(scorer, threshold=float(c.ranker.threshold), include_original=bool(c.ranker.include_original),
-                     filter_sources=list(c.ranker.filter_sources), window=window, left_window=left)
+        r = LMRanker(scorer, threshold=c.ranker.threshold, include_original=c.ranker.include_original,
+                     filter_sources=list(c.ranker.filter_sources), window=window, left_window=left,
+                     shared_prefix=c.ranker.shared_prefix)
         items = copy.deepcopy(recorded)
         t0 = time.perf_counter()
         r.rank_many(items)

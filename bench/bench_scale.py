@@ -43,17 +43,19 @@ def crest_part(args, overrides) -> dict:
     from bench_crest import _load_docs
 
     from lingtest.config import compose
-    from lingtest.crest import stages as P
+    from lingtest.crest import components as P
+    from lingtest.crest.distributed import generate_on_ray
     from lingtest.crest.suite import build_suite
-    from lingtest.execution.ray_crest import generate_on_ray
 
     cfg = compose([*overrides, f"crest.N={args.sources}", f"crest.M={args.M}", "crest.batch_sources=2",
                    "crest.proposers.enabled=[wordnet]", f"crest.ranker.enabled={str(args.ranker).lower()}",
                    "parser.workers=0"])
-    c = cfg.crest
+    from lingtest.crest.config import CrestConfig
+
+    c = CrestConfig.from_config(cfg)
     docs, origin = _load_docs(str(c.corpus))
     t = time.perf_counter()
-    parser = P.build_parser(cfg)
+    parser = P.memo_parser(cfg.parser)
     sources = P.prepare_sources(docs, c, parser)
     prep = time.perf_counter() - t
     out: dict = {"origin": origin, "sources": len(sources), "M": int(c.M), "batch_sources": 2,
@@ -64,7 +66,7 @@ def crest_part(args, overrides) -> dict:
         return sum(len(v) for v in fus.values()), json.dumps([tc.to_dict() for tc in suite], sort_keys=True)
 
     t = time.perf_counter()
-    gen = P.build_generator(cfg, parser, P.build_proposers(c), P.build_ranker(cfg), int(c.M))
+    gen = P.build_generator(c, parser, P.build_proposers(c), P.build_ranker(c, cfg.resources), int(c.M))
     t_load = time.perf_counter() - t
     t = time.perf_counter()
     fus, _ = P.generate_all(sources, gen, select=True, show_progress=False, batch_sources=2)

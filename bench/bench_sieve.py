@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     from lingtest.systems.coref.base import ensure_parsed
     from lingtest.systems.coref.mentions import ParsedDoc, detect_mentions
     from lingtest.systems.coref.sieve import SieveResolver
-    from lingtest.systems.factory import instantiate, system_entry
+    from lingtest.systems.entries import instantiate, system_entry
 
     mirror = mirror_root(args.mirror)
     if mirror is None:

@@ -48,10 +48,11 @@ def run_once(cfg: Any, system_name: str, docs: list[Any], parts: Any, trans: Any
     parsed = parse_sources(docs, parts.parser)
     sources = tin_sources(parsed, system.predict([d.sentences[0].words for d in parsed]))
     gen = generate_cases(sources, trans, embedder=parts.embedder, lm=parts.lm,
-                         config=filter_config(cfg, system_name), system=system_name,
-                         packed=bool(cfg.tin.filters.packed))
+                         config=filter_config(parts.config, system_name), system=system_name,
+                         packed=parts.config.filters.packed)
     t_gen = time.perf_counter() - t_start
-    return len(sources), gen, check_cases(gen.cases, system, sources, label_mapper(cfg, system)), t_gen
+    checked = check_cases(gen.cases, system, sources, label_mapper(cfg.systems.ner_label_maps, system))
+    return len(sources), gen, checked, t_gen
 
 
 def main() -> None:
@@ -62,7 +63,7 @@ def main() -> None:
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--bound", action="store_true", help="add the compute bound (bench/lm_bound.py)")
     ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "tin.json"))
-    ap.add_argument("overrides", nargs="*", help="Hydra overrides, e.g. tin.token.top_k=5")
+    ap.add_argument("overrides", nargs="*", help="Hydra overrides, e.g. tin.transformations.token.top_k=5")
     args = ap.parse_args()
 
     from omegaconf import OmegaConf
@@ -70,27 +71,29 @@ def main() -> None:
     from lingtest.config import compose
     from lingtest.data.io import read_jsonl, write_json
     from lingtest.data.model import Document
-    from lingtest.paths import repo_path
+    from lingtest.errors import MissingResourceError
+    from lingtest.execution.context import StageContext
     from lingtest.systems.factory import build_system
     from lingtest.systems.ner import TASK
-    from lingtest.tin.components import Parts, tin_paths
+    from lingtest.tin.components import Parts
+    from lingtest.tin.config import TinConfig
     from lingtest.tin.sources import labelled_pool, sample
 
     runs = []
     for run in range(args.runs):
         with tempfile.TemporaryDirectory() as tmp:
             cfg = compose([*args.overrides, f"parser.cache_dir={tmp}", "systems.cache=false"])
-            t = cfg.tin
-            prepared = repo_path(cfg.paths.prepared) / str(t.corpus) / f"{t.split}.jsonl"
-            if not prepared.exists():
-                sys.exit(f"{prepared} not found: dvc repro prepare@{t.corpus}")
-            pool = labelled_pool(list(read_jsonl(prepared, Document.from_dict)), min_tokens=int(t.min_tokens),
-                                 max_tokens=int(t.max_tokens))
-            docs = sample(pool, args.sources, int(t.seed))
-            parts = Parts(cfg)
-            index_path = tin_paths(cfg)["phrase_index"]
-            if not index_path.exists():
-                sys.exit(f"{index_path} not found: dvc repro tin_phrase_index")
+            ctx = StageContext("bench_tin", cfg, root=ROOT)
+            t = TinConfig.from_config(cfg)
+            try:
+                prepared = ctx.require(ctx.path("prepared") / t.corpus / f"{t.split}.jsonl", f"prepare@{t.corpus}")
+                ctx.require(ctx.path("tin.phrase_index"), "tin_phrase_index")
+            except MissingResourceError as exc:
+                sys.exit(str(exc))
+            pool = labelled_pool(list(read_jsonl(prepared, Document.from_dict)), min_tokens=t.min_tokens,
+                                 max_tokens=t.max_tokens)
+            docs = sample(pool, args.sources, t.seed)
+            parts = Parts(ctx, t)
             t0 = time.perf_counter()
             system = build_system(cfg, TASK, args.system)
             trans = parts.transformations()

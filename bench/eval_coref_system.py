@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     from lingtest.metrics.coref import conll_f1_from_scores, score_documents
     from lingtest.readers.options import configured
     from lingtest.systems.coref.base import ensure_parsed
-    from lingtest.systems.factory import instantiate
+    from lingtest.systems.entries import instantiate
 
     root = project_root()
     mirror = mirror_root(args.mirror)

@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     sentences = gold_sentences(list(read_jsonl(path, Document.from_dict)))
     system = build_system(cfg, TASK, args.system)
-    result = evaluate(system, sentences, label_mapper(cfg, system))
+    result = evaluate(system, sentences, label_mapper(cfg.systems.ner_label_maps, system))
     overall = result["scores"]["overall"]
     record = {"system": args.system, "corpus": args.corpus, "split": args.split, "sentences": len(sentences),
               **result,

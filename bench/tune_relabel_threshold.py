@@ -87,26 +87,28 @@ def main() -> None:
     from lingtest.config import load_params
     from lingtest.data.io import read_jsonl
     from lingtest.data.model import Document, Entity
+    from lingtest.execution.context import StageContext
     from lingtest.paths import repo_path
     from lingtest.systems.factory import build_system
     from lingtest.systems.ner import TASK
-    from lingtest.tin.components import Parts, label_mapper, relabel_config
+    from lingtest.tin.components import Parts, label_mapper
+    from lingtest.tin.config import TinConfig
     from lingtest.tin.repair.relabel import RelabelJob, plan_relabel
     from lingtest.tin.sources import gold_of, labelled_pool, sample
 
     cfg = load_params(ROOT / "params.yaml")
-    t = cfg.tin
+    t = TinConfig.from_config(cfg)
     grid = [float(x) for x in args.grid.split(",")]
-    docs = list(read_jsonl(repo_path(cfg.paths.prepared) / str(t.corpus) / f"{args.split}.jsonl", Document.from_dict))
-    pool = labelled_pool(docs, min_tokens=int(t.min_tokens), max_tokens=int(t.max_tokens))
-    picked = sample(pool, args.sentences, int(t.seed))
-    config = replace(relabel_config(cfg), p_threshold=min(grid))
-    parts = Parts(cfg)
+    docs = list(read_jsonl(repo_path(cfg.paths.prepared) / t.corpus / f"{args.split}.jsonl", Document.from_dict))
+    pool = labelled_pool(docs, min_tokens=t.min_tokens, max_tokens=t.max_tokens)
+    picked = sample(pool, args.sentences, t.seed)
+    config = replace(t.relabel, p_threshold=min(grid))
+    parts = Parts(StageContext("tune_relabel_threshold", cfg, root=ROOT), t)
     words = [d.sentences[0].words for d in picked]
     per_system: dict[str, Any] = {}
     for name in args.systems.split(","):
         system = build_system(cfg, TASK, name)
-        lmap = label_mapper(cfg, system)
+        lmap = label_mapper(cfg.systems.ner_label_maps, system)
         preds = system.predict(words)
 
         def to_gold(job: RelabelJob, label: str | None, lmap: Any = lmap) -> str | None:
@@ -138,13 +140,13 @@ def main() -> None:
                  "mutants": sum(v["rows"][i]["mutants"] for v in per_system.values())}
                 for i, thr in enumerate(sorted(grid))]
     chosen = choose(combined)
-    out = {"systems": per_system, "split": args.split, "sentences": len(picked), "seed": int(t.seed), "grid": grid,
-           "combined": combined, "chosen": chosen, "configured": float(t.relabel.p_threshold),
+    out = {"systems": per_system, "split": args.split, "sentences": len(picked), "seed": t.seed, "grid": grid,
+           "combined": combined, "chosen": chosen, "configured": t.relabel.p_threshold,
            "fixed": {k: v for k, v in asdict(config).items() if k != "p_threshold"}}
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
     print("combined net: " + ", ".join(f"{r['p_threshold']}: {r['net']:+d}" for r in combined))
-    print(f"chosen p_threshold {chosen} (configured {float(t.relabel.p_threshold)}) -> {args.out}")
+    print(f"chosen p_threshold {chosen} (configured {t.relabel.p_threshold}) -> {args.out}")
 
 
 if __name__ == "__main__":

@@ -31,6 +31,7 @@ from lingtest.data.model import Sentence, Token, Tree
 from lingtest.errors import MissingResourceError
 from lingtest.parsing.base import BaseParser
 from lingtest.parsing.cache import CachedParser
+from tests.fakes.conf_options import vector_options
 
 TESTS = Path(__file__).resolve().parent
 
@@ -146,7 +147,7 @@ def test_vector_proposer_cold_and_warm_cache(tmp_path, monkeypatch):
                      Token("lakes", pos="NOUN", tag="NNS", lemma="lake")])
     path = V.index_cache_path()
     assert path.parent == tmp_path / "crest" and not path.exists()
-    cold = V.VectorProposer(topn=3, min_similarity=0.0).propose(sent, range(len(sent)))
+    cold = V.VectorProposer(**vector_options(topn=3, min_similarity=0.0)).propose(sent, range(len(sent)))
     assert path.exists()  # the cold run built the index and stored it
 
     def no_build():
@@ -154,7 +155,7 @@ def test_vector_proposer_cold_and_warm_cache(tmp_path, monkeypatch):
 
     monkeypatch.setattr(V, "load_md_vectors", no_build)
     monkeypatch.setattr(V, "_INDEX_CACHE", {})  # a new process
-    warm = V.VectorProposer(topn=3, min_similarity=0.0).propose(sent, range(len(sent)))
+    warm = V.VectorProposer(**vector_options(topn=3, min_similarity=0.0)).propose(sent, range(len(sent)))
     assert repr(cold) == repr(warm)
     assert [c.text for c in cold[0]][:2] == ["Numbers", "Counts"] and 2 not in cold
 

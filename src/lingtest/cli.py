@@ -12,8 +12,10 @@ app = typer.Typer(help="lingtest: test NLP systems without labelled test sets.",
                   pretty_exceptions_enable=False, add_completion=False)
 config_app = typer.Typer(help="Compose and inspect the Hydra configuration.", no_args_is_help=True)
 data_app = typer.Typer(help="Datasets: list, download and prepare outside DVC.", no_args_is_help=True)
+pipeline_app = typer.Typer(help="The DVC pipeline: its stages and their code dependencies.", no_args_is_help=True)
 app.add_typer(config_app, name="config")
 app.add_typer(data_app, name="data")
+app.add_typer(pipeline_app, name="pipeline")
 
 
 def _register_plugins() -> None:
@@ -21,7 +23,7 @@ def _register_plugins() -> None:
     import importlib
 
     for module in ("lingtest.commands.coref_score", "lingtest.commands.ner_score",
-                   "lingtest.commands.self_bleu",
+                   "lingtest.commands.self_bleu", "lingtest.commands.registry",
                    "lingtest.commands.release", "lingtest.commands.compare", "lingtest.commands.report"):
         try:
             mod = importlib.import_module(module)
@@ -50,6 +52,45 @@ def config_show(overrides: Annotated[list[str] | None, typer.Argument()] = None)
     from lingtest.config import compose_yaml
 
     typer.echo(compose_yaml(overrides or []))
+
+
+@pipeline_app.command("deps")
+def pipeline_deps(
+    check: Annotated[bool, typer.Option("--check", help="only report stale files (exit 1 if any)")] = False,
+) -> None:
+    """Write the `src/` dependencies of every stage in dvc.yaml and stages/*/dvc.yaml from the import
+    closure of its body (run it after changing imports, as `lingtest config compose` after editing conf/)."""
+    from lingtest.paths import project_root
+    from lingtest.pipeline.deps import stale_files
+
+    root = project_root()
+    stale = stale_files(root, write=not check)
+    for f in stale:
+        typer.echo(f"{'stale' if check else 'wrote'} {f.relative_to(root)}")
+    if not stale:
+        typer.echo("code dependencies are current")
+    elif check:
+        raise typer.Exit(1)
+
+
+@pipeline_app.command("stages")
+def pipeline_stages() -> None:
+    """Every stage and the command that runs it alone (``@ITEM``: one of a ``foreach`` stage's items)."""
+    import yaml
+
+    from lingtest.dvcfiles import stage_files
+    from lingtest.paths import project_root
+
+    root = project_root()
+    rows = []
+    for name, f in stage_files(root).items():
+        stage = (yaml.safe_load(f.read_text(encoding="utf-8"))["stages"] or {})[name]
+        target = f"{name}@ITEM" if "foreach" in stage else name
+        rel = str(f.relative_to(root))
+        rows.append((name, f"dvc repro {target if rel == 'dvc.yaml' else f'{rel}:{target}'}"))
+    width = max(len(n) for n, _ in rows)
+    for name, command in rows:
+        typer.echo(f"{name:<{width}}  {command}")
 
 
 @data_app.command("list")
@@ -90,16 +131,6 @@ def data_prepare(
     counts = prepare(manifest, out / dataset, m, to_plain(cfg.readers), progress=lambda it, d: progress(it, d))
     for split, n in counts.items():
         typer.echo(f"{dataset}/{split}: {n} records -> {out / dataset / (split + '.jsonl')}")
-
-
-@app.command("registry")
-def registry() -> None:
-    """List every registered component: tasks, systems by task, expectations, oracles, stages, dataset
-    sources, readers, parsers, metrics, resources, perturbations and candidate proposers."""
-    from lingtest.registries import all_registries
-
-    for kind, names in all_registries().items():
-        typer.echo(f"{kind}: {', '.join(names)}")
 
 
 _register_plugins()

@@ -5,9 +5,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar, TypeVar
+
+from omegaconf import DictConfig
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from lingtest.paths import project_root
+
+#: the whole composed configuration (``params.yaml``, an OmegaConf node): what the stage context, the
+#: system factory, the executor and the release tools read their own sections from
+Composed = DictConfig
 
 
 def _enabled(spec: Any) -> bool:
@@ -119,3 +126,52 @@ def to_plain(node: Any) -> Any:
     if OmegaConf.is_config(node):
         return OmegaConf.to_container(node, resolve=True)
     return node
+
+
+# ---- typed sections ---------------------------------------------------------------------------------
+# A technique (or component) declares its part of the configuration as a pydantic model: every key of
+# its conf/ group a typed field, no default values (defaults live in conf/ only), unknown keys an error.
+# The stage runner validates the section once when a stage starts and hands the body a typed object.
+
+
+class Block(BaseModel):
+    """A typed block of configuration: frozen, unknown keys rejected."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Section(Block):
+    """The typed configuration of one top-level section (``section``: its key in the composed config,
+    e.g. ``crest`` for ``conf/crest/``)."""
+
+    section: ClassVar[str]
+
+    @classmethod
+    def from_config(cls: type[S], cfg: Composed) -> S:
+        """Validate ``cfg[section]`` (``cfg``: the composed config) into this model; a missing, unknown
+        or mistyped key is a :class:`~lingtest.errors.ConfigError` naming it."""
+        from lingtest.errors import ConfigError
+
+        node = cfg.get(cls.section) if hasattr(cfg, "get") else None
+        if node is None:
+            raise ConfigError(f"the configuration has no {cls.section!r} section (conf/{cls.section}/)")
+        return validate(cls, to_plain(node), cls.section)
+
+
+S = TypeVar("S", bound=Section)
+B = TypeVar("B", bound=Block)
+
+
+def validate(model: type[B], data: Any, where: str) -> B:
+    """``data`` (plain dicts) as ``model``; errors name the dotted key under ``where``."""
+    from lingtest.errors import ConfigError
+
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        msgs = []
+        for err in exc.errors():
+            key = ".".join([where, *(str(x) for x in err["loc"])])
+            kind = "unknown key" if err["type"] == "extra_forbidden" else err["msg"]
+            msgs.append(f"{key}: {kind}")
+        raise ConfigError("; ".join(msgs)) from None

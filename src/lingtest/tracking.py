@@ -16,8 +16,8 @@ Nothing leaves the machine unasked: a run switches MLflow's and the other librar
 No run stays RUNNING after its process is gone: a run ends FINISHED, FAILED (the stage raised or the
 process exits with the run open) or KILLED (SIGTERM or SIGINT: the run is ended, then the signal takes
 its usual course). A run records its process (``lingtest.host``, ``lingtest.pid``,
-``lingtest.proc_start``), so that a run whose process died without a word (SIGKILL, power loss) is
-marked KILLED by the next run on the same host and store.
+``lingtest.proc_start``; :mod:`lingtest.processes`), so that a run whose process died without a word
+(SIGKILL, power loss) is marked KILLED by the next run on the same host and store.
 """
 
 from __future__ import annotations
@@ -27,22 +27,22 @@ import json
 import logging
 import math
 import os
+import re
 import signal
-import socket
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 from typing import Any, Protocol
 
 from lingtest.environment import as_tags, describe, git_commit, torch_runtime
+from lingtest.processes import TAG_HOST, TAG_PID, TAG_PROC_START, ProcessId, process_alive, this_process
 from lingtest.telemetry import network_allowed, quiet_libraries
 
 __all__ = ["MlflowTracker", "NullTracker", "Tracker", "default_tracking_uri", "dvc_tags", "experiment_name",
-           "flatten", "git_commit", "mark_stale_runs_killed", "numeric_metrics", "process_alive", "relocate_store",
-           "store_root", "suite_tags", "tracked_run"]
+           "flatten", "git_commit", "mark_stale_runs_killed", "numeric_metrics", "relocate_store", "store_root",
+           "suite_tags", "tracked_run"]
 
 log = logging.getLogger("lingtest")
 
@@ -123,11 +123,15 @@ def flatten(d: Mapping[str, Any], prefix: str = "") -> dict[str, str]:
     return out
 
 
+_METRIC_NAME = re.compile(r"[^\w\-. :/]")
+
+
 def numeric_metrics(metrics: Mapping[str, Any], prefix: str = "") -> dict[str, float]:
-    """Flatten nested metric dicts and keep finite numbers only (booleans become 0/1)."""
+    """Flatten nested metric dicts and keep finite numbers only (booleans become 0/1); characters MLflow
+    does not take in a metric name (``>``, ``,``, ...) become ``_``."""
     out: dict[str, float] = {}
     for k, v in metrics.items():
-        key = f"{prefix}{k}"
+        key = _METRIC_NAME.sub("_", f"{prefix}{k}")
         if isinstance(v, Mapping):
             out.update(numeric_metrics(v, key + "."))
         elif isinstance(v, bool):
@@ -231,63 +235,9 @@ def dvc_tags() -> dict[str, str]:
 
 
 # ---------------------------------------------------------------------------------------------------
-# the process behind a run
+# the process behind a run (lingtest.processes): runs whose process is gone, runs told to stop
 
-TAG_HOST = "lingtest.host"
-TAG_PID = "lingtest.pid"
-TAG_PROC_START = "lingtest.proc_start"
 TAG_ENDED_BY = "lingtest.ended_by"
-
-
-@dataclass(frozen=True)
-class ProcessId:
-    """A process, told apart from a later one that reuses its pid by its start time (clock ticks
-    since boot, Linux; empty elsewhere)."""
-
-    host: str
-    pid: int
-    start: str
-
-    def tags(self) -> dict[str, str]:
-        return {TAG_HOST: self.host, TAG_PID: str(self.pid), TAG_PROC_START: self.start}
-
-
-def this_process() -> ProcessId:
-    return ProcessId(socket.gethostname(), os.getpid(), process_start(os.getpid()))
-
-
-def process_start(pid: int) -> str:
-    """Start time of ``pid`` in clock ticks since boot (``/proc/<pid>/stat`` field 22); "" when unknown."""
-    stat = _proc_stat(pid)
-    return stat[19] if stat and len(stat) > 19 else ""
-
-
-def _proc_stat(pid: int) -> list[str] | None:
-    """Fields of ``/proc/<pid>/stat`` after the command name (state first), None when unreadable."""
-    try:
-        raw = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
-    except OSError:
-        return None
-    return raw[raw.rfind(")") + 2:].split()
-
-
-def process_alive(pid: int, start: str = "") -> bool:
-    """Whether process ``pid`` (on this host) still runs: not gone, not a zombie, and, when ``start``
-    is known, not a later process that reuses the pid."""
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        pass  # exists, owned by someone else
-    stat = _proc_stat(pid)
-    if stat is None:
-        return True  # no /proc: trust kill(0)
-    if stat[0] in ("Z", "X"):
-        return False
-    return not (start and len(stat) > 19 and stat[19] != start)
 
 
 def stale_run_ids(runs: list[Any], host: str, alive: Callable[[int, str], bool]) -> list[str]:

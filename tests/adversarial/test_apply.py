@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from tests.fakes.conf_options import perturber_options
 
 from lingtest.adversarial.apply import (
     Change,
@@ -99,7 +100,8 @@ class FixedReplacement:
 
 def test_perturber_records_changes_and_keeps_spans_valid():
     doc = parsed_doc()
-    p = DocumentPerturber("fixed", p=1.0, seed=3, perturbations={"fixed": FixedReplacement()})
+    p = DocumentPerturber("fixed", **perturber_options(p=1.0), seed=3, name="fixed",
+                          perturbations={"fixed": FixedReplacement()})
     new, changes = p(doc)
     assert [(c.token, c.new_token, c.original, c.new, c.sentence) for c in changes] == [
         (2, 2, "dessert", ("ice", "cream"), 0), (5, 6, "dessert", ("ice", "cream"), 1)]
@@ -115,7 +117,7 @@ def test_only_mention_words_are_attacked_each_once():
     doc = parsed_doc()
     doc.clusters.append(Cluster([Mention(4, 6), Mention(5, 6)]))  # nested mentions share "dessert"
     assert mention_token_indices(doc) == [0, 2, 4, 5]
-    new, changes = DocumentPerturber("swap", p=1.0, seed=0)(doc)
+    new, changes = DocumentPerturber("swap", **perturber_options(p=1.0), seed=0, name="swap")(doc)
     changed = [c.token for c in changes]
     assert changed == [2, 5]  # "I", "The" are too short; "like", "was", "cold" are not in mentions
     assert len(set(changed)) == len(changed)
@@ -123,12 +125,12 @@ def test_only_mention_words_are_attacked_each_once():
 
 
 def test_p_zero_changes_nothing_and_p_is_validated():
-    new, changes = DocumentPerturber("swap", p=0.0)(parsed_doc())
+    new, changes = DocumentPerturber("swap", **perturber_options(p=0.0), seed=0, name="swap")(parsed_doc())
     assert changes == [] and new.words == parsed_doc().words
     with pytest.raises(ValueError):
-        DocumentPerturber("swap", p=1.5)
+        DocumentPerturber("swap", **perturber_options(p=1.5), seed=0, name="swap")
     with pytest.raises(ValueError):
-        DocumentPerturber("swap", consistency="sometimes")
+        DocumentPerturber("swap", **perturber_options(consistency="sometimes"), seed=0, name="swap")
 
 
 def _many_docs(n: int = 6) -> list[Document]:
@@ -142,12 +144,12 @@ def _many_docs(n: int = 6) -> list[Document]:
 
 def test_results_do_not_depend_on_document_order():
     docs = _many_docs()
-    p = DocumentPerturber(["swap", "delete", "visual"], p=0.5, seed=11)
+    p = DocumentPerturber(["swap", "delete", "visual"], **perturber_options(p=0.5), seed=11, name="mixed")
     fwd = {d.key: p(d)[0].words for d in docs}
     bwd = {d.key: p(d)[0].words for d in reversed(docs)}
     assert fwd == bwd
     assert len({tuple(w) for w in fwd.values()}) > 1  # documents draw different attacks
-    other = DocumentPerturber(["swap", "delete", "visual"], p=0.5, seed=12)
+    other = DocumentPerturber(["swap", "delete", "visual"], **perturber_options(p=0.5), seed=12, name="mixed")
     assert {d.key: other(d)[0].words for d in docs} != fwd
 
 
@@ -161,7 +163,7 @@ def test_document_rng_depends_on_seed_salt_and_key():
 
 def test_mixed_set_uses_several_schemes_with_weights():
     docs = _many_docs(20)
-    p = DocumentPerturber({"swap": 1, "delete": 1, "visual": 0}, p=1.0, seed=5, name="mixed")
+    p = DocumentPerturber({"swap": 1, "delete": 1, "visual": 0}, **perturber_options(p=1.0), seed=5, name="mixed")
     schemes = {c.scheme for d in docs for c in p(d)[1]}
     assert schemes == {"swap", "delete"}
 
@@ -171,29 +173,31 @@ def test_document_consistency_reuses_the_first_decision():
     doc = Document(id="x", sentences=[Sentence([Token(w) for w in text])],
                    clusters=[Cluster([Mention(0, 2), Mention(4, 6), Mention(8, 10)])])
     for seed in range(10):
-        new, changes = DocumentPerturber("swap", p=0.5, seed=seed, consistency="document")(doc)
+        new, changes = DocumentPerturber("swap", **perturber_options(p=0.5, consistency="document"), seed=seed,
+                                          name="swap")(doc)
         forms = {new.words[i] for i in (1, 5, 9)}
         assert len(forms) == 1
     # token-level decisions differ somewhere across seeds
-    varied = [len({DocumentPerturber("swap", p=0.5, seed=s)(doc)[0].words[i] for i in (1, 5, 9)}) for s in range(10)]
+    varied = [len({DocumentPerturber("swap", **perturber_options(p=0.5), seed=s, name="swap")(doc)[0].words[i]
+                   for i in (1, 5, 9)}) for s in range(10)]
     assert max(varied) > 1
 
 
 def test_adversarial_training_set_replaces_half():
     clean = _many_docs(10)
-    pert = [DocumentPerturber("swap", p=1.0, seed=0)(d)[0] for d in clean]
+    pert = [DocumentPerturber("swap", **perturber_options(p=1.0), seed=0, name="swap")(d)[0] for d in clean]
     mixed = adversarial_training_set(clean, pert, ratio=0.5, seed=0)
     assert len(mixed) == 10 and [d.key for d in mixed] == [d.key for d in clean]
     n_pert = sum(m.words != c.words for m, c in zip(mixed, clean, strict=True))
     assert n_pert == 5
     assert adversarial_training_set(list(reversed(clean)), pert, 0.5, 0)[::-1] == mixed
-    assert all(m.words != c.words for m, c in zip(adversarial_training_set(clean, pert, 1.0), clean, strict=True))
+    assert all(m.words != c.words for m, c in zip(adversarial_training_set(clean, pert, 1.0, 0), clean, strict=True))
     with pytest.raises(ValueError):
-        adversarial_training_set(clean, pert[:3])
+        adversarial_training_set(clean, pert[:3], 0.5, 0)
 
 
 def test_mention_outside_the_document_is_reported():
     doc = parsed_doc()
     doc.clusters.append(Cluster([Mention(8, 12)]))
     with pytest.raises(ValueError, match="outside"):
-        DocumentPerturber("swap", p=1.0)(doc)
+        DocumentPerturber("swap", **perturber_options(p=1.0), seed=0, name="swap")(doc)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from tests.fakes.conf_options import perturber_options
 
 from lingtest.adversarial.apply import DocumentPerturber, strip_annotations
 from lingtest.adversarial.overlap import changed_mention_share
@@ -36,7 +37,7 @@ def test_conll_round_trip_keeps_clusters(ontogum_docs, scheme, tmp_path):
     from lingtest.readers.options import configured
 
     schemes = ["swap", "delete", "visual", "synonym", "hyponym", "hypernym"] if scheme == "mixed" else scheme
-    perturber = DocumentPerturber(schemes, p=0.5, seed=13, name=scheme)
+    perturber = DocumentPerturber(schemes, **perturber_options(p=0.5), seed=13, name=scheme)
     pert, changes = perturber.perturb_corpus(ontogum_docs)
     assert changes, "p=0.5 over hundreds of mention words must change some"
     k, n, share = changed_mention_share(pert, changes)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from tests.fakes.conf_options import lesk_options, perturbation_options
 
 from lingtest.adversarial.lesk import overlap_score, tokenize_gloss, wordnet_pos
 from lingtest.adversarial.perturbations.base import WordContext
@@ -14,6 +15,7 @@ from lingtest.adversarial.perturbations.lexical import (
 )
 
 FW = frozenset({"of", "a", "the", "in"})
+LEXICAL = perturbation_options("synonym")  # window, fallback, pos, instances of conf/adversarial
 
 
 def test_overlap_score_squares_phrase_lengths():
@@ -60,10 +62,10 @@ def test_no_context_falls_back_to_most_frequent_sense(lesk):
     from lingtest.adversarial.lesk import AdaptedLesk
 
     assert lesk.disambiguate(["bank"], 0, ["n"]) == lesk.wn.synsets("bank", "n")[0]
-    strict = AdaptedLesk(wordnet=lesk.wn, fallback="none")
+    strict = AdaptedLesk(wordnet=lesk.wn, **lesk_options(fallback="none"))
     assert strict.disambiguate(["bank"], 0, ["n"]) is None
     with pytest.raises(ValueError):
-        AdaptedLesk(wordnet=lesk.wn, fallback="random")
+        AdaptedLesk(wordnet=lesk.wn, **lesk_options(fallback="random"))
 
 
 def _ctx(sentence: str, word: str, tags: dict[str, tuple[str, str]] | None = None) -> WordContext:
@@ -77,7 +79,7 @@ def test_lexical_replacements_go_through_the_lesk_sense(lesk):
     ctx = _ctx("a pigeon sat on the roof of the house", "pigeon", {"pigeon": ("NOUN", "NN")})
     for cls, rel in ((SynonymReplacement, lambda s: [s]), (HyponymReplacement, lambda s: s.hyponyms()),
                      (HypernymReplacement, lambda s: s.hypernyms())):
-        p = cls(lesk=lesk)
+        p = cls(lesk=lesk, **LEXICAL)
         sense = p.sense("pigeon", ctx)
         allowed = {lemma for syn in rel(sense) for lemma in syn.lemma_names()}
         cands = p.candidates("pigeon", ctx)
@@ -85,11 +87,11 @@ def test_lexical_replacements_go_through_the_lesk_sense(lesk):
         out = p.perturb("pigeon", np.random.default_rng(0), ctx)
         if cands:
             assert out is not None and "_".join(out) in {c for c in cands} | {c.lower() for c in cands}
-    assert "columbiform_bird" in HypernymReplacement(lesk=lesk).candidates("pigeon", ctx)
+    assert "columbiform_bird" in HypernymReplacement(lesk=lesk, **LEXICAL).candidates("pigeon", ctx)
 
 
 def test_multiword_lemma_becomes_tokens_and_inflection_follows(lesk):
-    p = HypernymReplacement(lesk=lesk)
+    p = HypernymReplacement(lesk=lesk, **LEXICAL)
     ctx = _ctx("the pigeons sat on the roof", "pigeons", {"pigeons": ("NOUN", "NNS")})
     out = p.perturb("pigeons", np.random.default_rng(0), ctx)
     assert out == ["columbiform", "birds"]
@@ -99,7 +101,7 @@ def test_multiword_lemma_becomes_tokens_and_inflection_follows(lesk):
 
 def test_ineligible_words_are_left_alone(lesk):
     rng = np.random.default_rng(0)
-    p = SynonymReplacement(lesk=lesk)
+    p = SynonymReplacement(lesk=lesk, **LEXICAL)
     assert p.perturb("the", rng, _ctx("the dog", "the")) is None  # function word
     assert p.perturb("1999", rng, _ctx("in 1999", "1999")) is None
     assert p.perturb("Paris", rng, _ctx("I saw Paris", "Paris", {"Paris": ("PROPN", "NNP")})) is None
@@ -109,6 +111,6 @@ def test_ineligible_words_are_left_alone(lesk):
 
 def test_inflected_forms_never_contain_spaces(lesk):
     # lemminflect pluralises "flatfoot" as "flat feet": it must come out as two tokens
-    p = HyponymReplacement(lesk=lesk)
+    p = HyponymReplacement(lesk=lesk, **LEXICAL)
     out = p.realise("flatfoot", "feet", WordContext(words=("feet",), index=0, pos=("NOUN",), tags=("NNS",)))
     assert out == ["flat", "feet"]

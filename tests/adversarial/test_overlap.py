@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from tests.fakes.conf_options import overlap_options, perturber_options
 
 from lingtest.adversarial.apply import Change, DocumentPerturber
 from lingtest.adversarial.overlap import (
@@ -23,14 +24,14 @@ def tiny(fixtures_dir):
 
 def test_mention_strings(tiny):
     train, _ = tiny
-    assert mention_strings(train) == {"John", "the big dog", "The dog"}
+    assert mention_strings(train, **overlap_options()) == {"John", "the big dog", "The dog"}
     assert mention_strings(train, lowercase=True) == {"john", "the big dog", "the dog"}
 
 
 def test_overlap_hand_computed(tiny):
     train, test = tiny
     # test mentions: Mary, Mary, the dog, The dog, John -> "The dog" and "John" are train mentions
-    st = mention_overlap(train, test)
+    st = mention_overlap(train, test, **overlap_options())
     assert (st.mentions, st.overlapping) == (5, 2) and st.share == pytest.approx(0.4)
     # lower-cased, "the dog" matches as well
     assert mention_overlap(train, test, lowercase=True).share == pytest.approx(0.6)
@@ -44,7 +45,7 @@ def test_overlap_after_perturbation_and_changed_share(tiny):
 
     new, _ = replace_tokens(doc, {6: ["dgo"]})
     changes = [Change(doc=doc.key, token=6, new_token=6, original="dog", new=("dgo",), scheme="swap", sentence=1)]
-    st = mention_overlap(train, [new], changed=changed_token_map(changes))
+    st = mention_overlap(train, [new], **overlap_options(), changed=changed_token_map(changes))
     assert (st.overlapping, st.changed, st.changed_overlapping) == (1, 1, 0)  # only "John" still matches
     assert changed_mention_share([new], changes) == (1, 5, pytest.approx(0.2))
 
@@ -64,9 +65,10 @@ def test_changed_mentions_follow_multiword_shifts(tiny):
 
 def test_perturbing_reduces_overlap(tiny):
     train, test = tiny
-    pert, changes = DocumentPerturber("visual", p=1.0, seed=0).perturb_corpus(test)
+    perturber = DocumentPerturber("visual", **perturber_options(p=1.0), seed=0, name="visual")
+    pert, changes = perturber.perturb_corpus(test)
     # Mary, Mary, John (4 letters) change; "the", "The", "dog" are shorter than 4 letters
     assert sorted(c.original for c in changes) == ["John", "Mary", "Mary"]
-    st = mention_overlap(train, pert, changed=changed_token_map(changes))
+    st = mention_overlap(train, pert, **overlap_options(), changed=changed_token_map(changes))
     assert (st.overlapping, st.changed, st.changed_overlapping) == (1, 3, 0)  # only "The dog" is left
     assert changed_mention_share(pert, changes) == (3, 5, pytest.approx(0.6))

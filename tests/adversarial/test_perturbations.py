@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.fakes.conf_options import perturbation_options
 
 from lingtest.adversarial.perturbations import PERTURBATIONS, group_of, groups, make_perturbation, options_of
 from lingtest.adversarial.perturbations.visual import visual_neighbours
@@ -39,7 +40,7 @@ def test_registry_has_the_six_schemes_with_groups_and_options_from_their_classes
 @settings(max_examples=300, deadline=None)
 @given(word=words, seed=seeds)
 def test_swap_constraints(word, seed):
-    out = make_perturbation("swap").perturb(word, np.random.default_rng(seed))
+    out = make_perturbation("swap", **perturbation_options("swap")).perturb(word, np.random.default_rng(seed))
     if len(word) < 4:
         assert out is None
     if out is None:
@@ -56,7 +57,7 @@ def test_swap_constraints(word, seed):
 @settings(max_examples=300, deadline=None)
 @given(word=words, seed=seeds)
 def test_delete_constraints(word, seed):
-    out = make_perturbation("delete").perturb(word, np.random.default_rng(seed))
+    out = make_perturbation("delete", **perturbation_options("delete")).perturb(word, np.random.default_rng(seed))
     if len(word) < 4:
         assert out is None
     if out is None:
@@ -72,7 +73,7 @@ def test_delete_constraints(word, seed):
 @settings(max_examples=300, deadline=None)
 @given(word=words, seed=seeds)
 def test_visual_constraints(word, seed):
-    out = make_perturbation("visual").perturb(word, np.random.default_rng(seed))
+    out = make_perturbation("visual", **perturbation_options("visual")).perturb(word, np.random.default_rng(seed))
     if len(word) < 4:
         assert out is None
     if out is None:
@@ -86,7 +87,7 @@ def test_visual_constraints(word, seed):
 
 
 def test_visual_table_is_built_from_names():
-    table = visual_neighbours()
+    table = visual_neighbours(tuple(perturbation_options("visual")["scripts"]))
     assert set(table) >= set("abcxyzABCXYZ")
     assert "\u0430" in table["a"]  # CYRILLIC SMALL LETTER A
     assert "\u00e9" in table["e"]  # LATIN SMALL LETTER E WITH ACUTE
@@ -99,7 +100,7 @@ def test_visual_table_is_built_from_names():
 
 @pytest.mark.parametrize("scheme", ["swap", "delete", "visual"])
 def test_short_and_letterless_words_untouched(scheme):
-    p = make_perturbation(scheme)
+    p = make_perturbation(scheme, **perturbation_options(scheme))
     rng = np.random.default_rng(0)
     for w in ["a", "an", "the", "1999", "----", "a--b"]:
         assert p.perturb(w, rng) is None
@@ -107,7 +108,20 @@ def test_short_and_letterless_words_untouched(scheme):
 
 def test_same_seed_same_output():
     for scheme in ("swap", "delete", "visual"):
-        p = make_perturbation(scheme)
+        p = make_perturbation(scheme, **perturbation_options(scheme))
         a = [p.perturb("adversarial", np.random.default_rng(s)) for s in range(20)]
         b = [p.perturb("adversarial", np.random.default_rng(s)) for s in range(20)]
         assert a == b and len({tuple(x) for x in a}) > 1
+
+
+def test_options_come_from_config_only():
+    from lingtest.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=r"perturbation 'swap' \(its options: adversarial\.orthographic\): "
+                                          r"missing option\(s\) min_length"):
+        make_perturbation("swap")
+    with pytest.raises(ConfigError, match=r"unknown option\(s\) windows"):
+        make_perturbation("synonym", **perturbation_options("synonym"), windows=3)
+    p = make_perturbation("hyponym", **perturbation_options("hyponym"))
+    assert p.pos == ("NOUN", "VERB", "ADJ", "ADV") and p.instances is False
+    assert make_perturbation("visual", **perturbation_options("visual")).min_length == 4

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pytest
+from tests.fakes.conf_options import adversarial_metrics
 
 from lingtest.adversarial.report import aggregate, plot_sets, render_table3, table3_row
 
@@ -20,7 +21,7 @@ class S:
 def test_aggregate_sums_counts_before_dividing():
     docs = [{"muc": S(1, 2, 1, 1), "bcub": S(1, 1, 1, 1), "ceafe": S(0, 1, 0, 1)},
             {"muc": S(3, 4, 1, 3), "bcub": S(1, 1, 1, 1), "ceafe": S(1, 1, 1, 1)}]
-    out = aggregate(docs)
+    out = aggregate(docs, adversarial_metrics())  # muc, bcub, ceafe
     # MUC: R = 4/6, P = 2/4 -> F1 = 2*(2/3*1/2)/(2/3+1/2) = 4/7
     assert out["muc"]["recall"] == pytest.approx(100 * 4 / 6)
     assert out["muc"]["precision"] == pytest.approx(50.0)

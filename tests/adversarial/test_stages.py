@@ -10,6 +10,7 @@ import pytest
 from omegaconf import OmegaConf
 
 from lingtest.data import Document, read_jsonl
+from lingtest.pipeline.runner import run_body
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -21,7 +22,7 @@ class Recorder:
     def log_params(self, d):
         self.params.update(d)
 
-    def log_metrics(self, d):
+    def log_metrics(self, d, step=None):
         self.metrics.update(d)
 
     def log_artifact(self, p):
@@ -55,7 +56,7 @@ def test_generate_and_overlap(project):
 
     root, cfg = project
     rec = Recorder()
-    generate(cfg, rec)
+    run_body(generate, cfg, rec)
     base = root / "data" / "adversarial" / "tiny"
     for s in ("clean", "swap", "visual", "mixed"):
         for split in ("train", "test"):
@@ -71,10 +72,10 @@ def test_generate_and_overlap(project):
     assert rec.metrics["swap.test.changed_mention_share"] == pytest.approx(0.6)
     # a second run writes the same files (seeded)
     first = (base / "mixed" / "train.jsonl").read_text()
-    generate(cfg, Recorder())
+    run_body(generate, cfg, Recorder())
     assert (base / "mixed" / "train.jsonl").read_text() == first
 
-    out = overlap(cfg, rec)
+    out = run_body(overlap, cfg, rec)
     written = json.loads((root / "metrics" / "adversarial" / "tiny" / "overlap.json").read_text())
     assert written["sets"]["clean"]["test_vs_clean_train"]["share"] == pytest.approx(0.4)
     assert written["sets"]["swap"]["test_vs_clean_train"]["share"] == pytest.approx(0.2)
@@ -82,7 +83,9 @@ def test_generate_and_overlap(project):
     assert written["groups"]["alpha"]["sets"] == ["swap", "visual"]
     at = written["adversarial_training"]["swap"]
     assert at["ratio"] == 0.5 and set(at["test_sets"]) == {"clean", "swap", "visual", "mixed"}
-    assert out["dataset"] == "tiny" and rec.metrics["overlap.clean"] == pytest.approx(0.4)
+    assert out["dataset"] == "tiny"
+    assert rec.metrics["overlap.sets.clean.test_vs_clean_train.share"] == pytest.approx(0.4)
+    assert rec.artifacts[-1].endswith("overlap.json")
 
 
 def test_generate_needs_prepared_data(project):
@@ -91,8 +94,31 @@ def test_generate_needs_prepared_data(project):
 
     _, cfg = project
     cfg.dataset = "missing"
-    with pytest.raises(LingtestError, match="prepare"):
-        generate(cfg, Recorder())
+    with pytest.raises(LingtestError, match="written by stage prepare@missing"):
+        run_body(generate, cfg, Recorder())
+
+
+def test_later_stages_name_the_stage_they_need(project):
+    from lingtest.adversarial.stages import overlap_stage, report_stage
+    from lingtest.errors import MissingResourceError
+
+    _, cfg = project
+    with pytest.raises(MissingResourceError, match="written by stage adversarial_generate;"):
+        run_body(overlap_stage, cfg, Recorder())
+    cfg.adversarial.systems = ["sieve"]
+    with pytest.raises(MissingResourceError, match="written by stage adversarial_score@sieve;"):
+        run_body(report_stage, cfg, Recorder())
+
+
+def test_the_configuration_is_checked_before_any_work(project):
+    from lingtest.adversarial.stages import generate_stage
+    from lingtest.errors import ConfigError
+
+    root, cfg = project
+    cfg.adversarial.input = "somewhere"
+    with pytest.raises(ConfigError, match="adversarial.input"):
+        run_body(generate_stage, cfg, Recorder())
+    assert not (root / "data" / "adversarial").exists()
 
 
 def test_score_with_an_oracle_system(project, monkeypatch):
@@ -103,7 +129,7 @@ def test_score_with_an_oracle_system(project, monkeypatch):
     from lingtest.systems.coref.base import CorefSystem
 
     root, cfg = project
-    generate(cfg, Recorder())
+    run_body(generate, cfg, Recorder())
     gold = {d.key: d.clusters for d in read_jsonl(root / "data" / "adversarial" / "tiny" / "clean" / "test.jsonl",
                                                     Document.from_dict)}
 
@@ -117,26 +143,39 @@ def test_score_with_an_oracle_system(project, monkeypatch):
     cfg.systems = {"cache": False, "batch_size": {"cpu": 8}, "coref": {"oracle": {}}}
     cfg.adversarial.systems = ["oracle"]
     rec = Recorder()
-    res = score_stage(cfg, rec, "oracle")
+    res = run_body(score_stage, cfg, rec, "oracle")
     assert res["table3"]["clean"] == pytest.approx(100.0)
     assert res["table3"]["alpha_delta"] == pytest.approx(0.0)
     assert all(v["failures"] == 0 for v in res["invariance"].values())  # gold is invariant
     metrics = root / "metrics" / "adversarial" / "tiny"
     assert (metrics / "systems" / "oracle.json").exists()
     assert (root / "data" / "results" / "adversarial" / "tiny" / "oracle.jsonl").exists()
-    report_stage(cfg, rec)
+    assert rec.metrics["oracle.table3.clean"] == pytest.approx(100.0)
+    run_body(report_stage, cfg, rec)
     assert (metrics / "conll_f1.png").exists()
     assert "oracle" in (metrics / "table3.md").read_text()
 
 
-def test_composed_config_builds_every_set():
-    from lingtest.adversarial.stages import adversarial_config, build_perturber
+@pytest.mark.parametrize("overrides", [[], ["profile=offline"], ["profile=hub"]])
+def test_composed_config_builds_every_set(overrides):
+    from lingtest.adversarial.config import AdversarialConfig
+    from lingtest.adversarial.sets import build_perturber
     from lingtest.config import compose
 
-    cfg = compose(conf_dir=ROOT / "conf")
-    acfg = adversarial_config(cfg)
-    assert acfg["seed"] == cfg.seed and 0 < acfg["p"] <= 1
-    for s in acfg["sets"]:
-        p = build_perturber(acfg, s)
-        assert p.name == s and p.p == acfg["p"]
-    assert set(build_perturber(acfg, "mixed").names) == {"swap", "delete", "visual", "synonym", "hyponym", "hypernym"}
+    cfg = compose(overrides, conf_dir=ROOT / "conf")
+    config = AdversarialConfig.from_config(cfg)
+    assert config.seed == cfg.seed and 0 < config.p <= 1
+    for s in config.sets:
+        p = build_perturber(config, s)
+        assert p.name == s and p.p == config.p
+    assert set(build_perturber(config, "mixed").names) == {"swap", "delete", "visual", "synonym", "hyponym", "hypernym"}
+    assert config.scheme_options("visual") == {"min_length": config.orthographic.min_length,
+                                               "scripts": list(config.visual.scripts)}
+
+
+def test_the_workspace_params_validate():
+    from lingtest.adversarial.config import AdversarialConfig
+    from lingtest.config import load_params
+
+    config = AdversarialConfig.from_config(load_params(ROOT / "params.yaml"))
+    assert config.test_split in config.splits and "mixed" in config.sets

@@ -4,7 +4,16 @@ layout."""
 
 from __future__ import annotations
 
-from lingtest.contrapro.afa import read_pairs, select, training_pairs, window_document, write_pairs
+from lingtest.contrapro.afa import (
+    by_gold_distance,
+    read_pairs,
+    select,
+    training_pairs,
+    window_document,
+    write_pairs,
+    write_selected,
+)
+from lingtest.contrapro.sample import unscored_pool
 from lingtest.data.model import Cluster, ContrastiveExample, Mention
 
 
@@ -66,3 +75,22 @@ def test_augmented_and_baseline_sets(tmp_path):
     assert {s for s, _ in aug[:3]} == {base[0][0]}  # the source side stays the same
     assert aug[-1][0] == "<SEP> So it goes."
     assert write_pairs(tmp_path / "aug", aug) == len(aug) and read_pairs(tmp_path / "aug") == aug
+
+
+def test_pool_leaves_out_the_scored_examples_and_caps_by_a_seeded_draw():
+    assert [e.id for e in unscored_pool(EXAMPLES, {"e1"}, None, 13)] == ["e0", "e2", "e3"]
+    capped = unscored_pool(EXAMPLES, {"e1"}, 2, 13)
+    assert len(capped) == 2 and capped == unscored_pool(list(reversed(EXAMPLES)), {"e1"}, 2, 13)[::-1]
+    assert {e.id for e in capped} <= {"e0", "e2", "e3"}
+
+
+def test_selected_counted_by_gold_distance_and_written(tmp_path):
+    import json
+
+    far = ex(5, "It was.", "It is.", "Es ist.", ["Er ist.", "Sie ist."])
+    selected = select([*EXAMPLES, far], [window_document(e) for e in [*EXAMPLES, far]],
+                      [*FakeCoref().predict([window_document(e) for e in EXAMPLES]), []], include_unclustered=True)
+    assert by_gold_distance(selected) == {">3": 1, "0": 1, "2": 1, "3": 1}
+    write_selected(tmp_path / "selected.jsonl", selected)
+    rows = [json.loads(line) for line in (tmp_path / "selected.jsonl").read_text().splitlines()]
+    assert [r["id"] for r in rows] == [s.example.id for s in selected] and rows[0]["ante_distance"] == 0

@@ -9,12 +9,12 @@ import pytest
 
 from lingtest.contrapro.cases import make_cases
 from lingtest.contrapro.evaluate import accuracy_report, attack_delta, is_correct
-from lingtest.contrapro.export import export_set, read_concat_set, split_concat_line
 from lingtest.contrapro.metadata import candidate_genders, join_metadata, match_key
 from lingtest.contrapro.phrase import RELEASE_VARIANTS, phrase_addition
 from lingtest.contrapro.report import attack_table, breakdown_table
 from lingtest.contrapro.review import COLUMNS, sample_for_review, write_review
 from lingtest.errors import InputError
+from lingtest.readers.candidate_lines import export_set, read_concat_set, split_concat_line
 from lingtest.readers.options import configured
 from lingtest.suite.run import run_suite
 from lingtest.systems.cache import CachedSystem
@@ -92,7 +92,7 @@ def test_score_system_writes_metrics_results_and_logs(cp_dir, examples, scores_p
     """The per-system scoring stage body of ContraPro and ContraCAT (``suite.run.score_system``)."""
     import json
 
-    from lingtest.contrapro.stages import grade
+    from lingtest.contrapro.grading import grade
     from lingtest.suite.run import score_system
     from lingtest.tracking import NullTracker
 

@@ -4,20 +4,22 @@ grading of a suite into accuracy per set, Δ to clean per set and per attack, an
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+from omegaconf import OmegaConf
 
 from lingtest.contrapro.attack import edit_example
 from lingtest.contrapro.cases import make_cases
+from lingtest.contrapro.config import ContraproConfig
+from lingtest.contrapro.configured_attacks import attack_functions, run_attacks
+from lingtest.contrapro.grading import grade
+from lingtest.contrapro.metadata import with_metadata
 from lingtest.contrapro.report import attack_bars, plot_attacks, variant_bars
-from lingtest.contrapro.stages import (
-    attack_functions,
-    grade,
-    run_attacks,
-    sample_ids,
-    select_for_scoring,
-    with_metadata,
-)
-from lingtest.errors import LingtestError
+from lingtest.contrapro.sample import sample_ids, select_for_scoring
+from lingtest.errors import ConfigError, LingtestError
+
+CONF = Path(__file__).resolve().parents[2] / "conf" / "contrapro" / "default.yaml"
 
 TAGS = {
     "The curtain": [("The", "DT"), ("curtain", "NN")],
@@ -31,14 +33,25 @@ def tagger(phrase):
 
 
 def ccfg(attacks=("phrase", "possessive", "synonym")):
-    return {
+    """conf/contrapro/default.yaml with a few variants of each attack, typed."""
+    over = {
         "attacks": list(attacks),
-        "phrase": {"variants": ["true", "he_said"], "custom": {}},
-        "possessive": {"possessors": ["woman", "maria"], "custom": {}, "distances": [0, 1],
-                       "pos_patterns": ["DT NN", "PRP$ NN"], "tagger": {"parser": "spacy", "model": "x"}},
-        "synonym": {"sources": ["openthesaurus"], "require_translation": False, "distances": [0, 1],
-                    "lexicon": {}},
+        "phrase": {"variants": ["true", "he_said"]},
+        "possessive": {"possessors": ["woman", "maria"], "pos_patterns": ["DT NN", "PRP$ NN"],
+                       "tagger": {"model": "x"}},
+        "synonym": {"require_translation": False},
     }
+    root = OmegaConf.create({"seed": 13, "profile": {"mirror": "mirror"}, "contrapro": OmegaConf.load(CONF)})
+    return ContraproConfig.from_config(OmegaConf.merge(root, {"contrapro": over}))
+
+
+@pytest.mark.parametrize("profile", [[], ["profile=hub"], ["profile=offline"]])
+def test_every_profile_validates(profile):
+    from lingtest.config import compose
+
+    c = ContraproConfig.from_config(compose(profile))
+    assert c.attacks == ["phrase", "possessive", "synonym"] and c.possessive.tagger.parser == "spacy"
+    assert set(c.afa.finetune.sets) <= {"augmented", "baseline"}
 
 
 def test_edit_example_is_how_every_text_edit_is_applied(examples):
@@ -68,8 +81,8 @@ def test_configured_attacks_in_config_order(examples, lexicon):
                                 for e in syn.examples)
     only = attack_functions(ccfg(["phrase"]), tagger=tagger, lexicon=lexicon)
     assert {a for a, _, _ in only} == {"phrase"}
-    with pytest.raises(LingtestError, match="unknown attack"):
-        attack_functions(ccfg(["phrase", "typo"]), tagger=tagger, lexicon=lexicon)
+    with pytest.raises(ConfigError, match="contrapro.attacks.1"):  # the configuration names the attacks there are
+        ccfg(["phrase", "typo"])
 
 
 def test_with_metadata_keeps_every_grouped_example(examples):
@@ -120,3 +133,71 @@ def test_report_plots_in_the_figure_layout(tmp_path, examples):
     assert variant_bars(res) == {"sys": {"phrase/a": -100.0}}
     plot_attacks(res, tmp_path / "a.png", tmp_path / "v.png")
     assert (tmp_path / "a.png").read_bytes()[:4] == b"\x89PNG" and (tmp_path / "v.png").stat().st_size > 1000
+
+
+# ---- the stage bodies end to end (a fake tagger and a callable contrastive system) -------------------
+def shortest_wins(batch):
+    """A contrastive "system": the shorter candidate scores higher."""
+    return [[-float(len(c)) for c in q.candidates] for q in batch]
+
+
+def any_tagger(phrase):
+    tags = {"the": "DT", "a": "DT", "his": "PRP$", "her": "PRP$", "its": "PRP$"}
+    return [(w, tags.get(w.lower(), "NN")) for w in phrase.split()]
+
+
+@pytest.fixture
+def stage_cfg(tmp_path, monkeypatch, cp_dir, examples):
+    import functools
+
+    from lingtest.config import compose
+    from lingtest.contrapro import configured_attacks
+    from lingtest.data.io import write_jsonl
+
+    write_jsonl(tmp_path / "prepared" / "toy" / "test.jsonl", examples, kind="contrastive")
+    monkeypatch.setattr(configured_attacks, "attack_functions",
+                        functools.partial(configured_attacks.attack_functions, tagger=any_tagger))
+    cfg = compose([f"paths.prepared={tmp_path / 'prepared'}", "executor=local", "systems.cache=false",
+                   "contrapro.dataset=toy", "contrapro.metadata=null", "contrapro.sample=1",
+                   "contrapro.phrase.variants=['true',he_said]", "contrapro.possessive.possessors=[woman]",
+                   f"contrapro.synonym.lexicon.openthesaurus={cp_dir / 'openthesaurus.txt'}",
+                   f"contrapro.synonym.lexicon.ding={cp_dir / 'de-en'}",
+                   f"contrapro.synonym.lexicon.german_nouns={cp_dir / 'nouns.csv'}",
+                   "contrapro.synonym.require_translation=false", "contrapro.systems=[shortest]",
+                   *[f"paths.contrapro.{k}={tmp_path / v}" for k, v in
+                     {"examples": "examples.jsonl", "attacked": "attacked", "suites": "suites", "cases": "cases.jsonl",
+                      "review": "review.tsv", "results": "results", "metrics": "metrics", "report": "report"}.items()]])
+    OmegaConf.set_struct(cfg, False)
+    entry = {"kind": "callable", "function": "tests.contrapro.test_stages:shortest_wins", "io": "objects",
+             "version": None, "options": {}}
+    return OmegaConf.merge(cfg, {"systems": {"contrastive": {"shortest": entry}}})
+
+
+def test_stage_bodies_generate_score_report(stage_cfg, tmp_path):
+    import json
+
+    from lingtest.contrapro import stages
+    from lingtest.errors import MissingResourceError
+    from lingtest.pipeline.runner import run_body
+    from lingtest.tracking import NullTracker
+
+    with pytest.raises(MissingResourceError, match="stage contrapro_generate"):
+        run_body(stages.score_stage, stage_cfg, item="shortest")
+    with pytest.raises(MissingResourceError, match=r"\*.jsonl not found: it is written by stage prepare@nothing"):
+        run_body(stages.generate_stage, OmegaConf.merge(stage_cfg, {"contrapro": {"dataset": "nothing"}}))
+    tracker = NullTracker()
+    summary = run_body(stages.generate_stage, stage_cfg, tracker)
+    assert summary["examples"] == 4 and summary["with_metadata"] == 0
+    assert set(summary["sets"]) == {"phrase/true", "phrase/he_said", "possessive/woman", "synonym/synonym"}
+    on_disk = json.loads((tmp_path / "attacked" / "summary.json").read_text())
+    assert on_disk == {k: v for k, v in summary.items() if k not in ("cases", "review")}
+    assert tracker.metrics["cases"] == summary["cases"] and tracker.metrics["attacked.phrase/true"] == 4.0
+    assert (tmp_path / "suites" / "clean" / "en.txt").exists() and (tmp_path / "review.tsv").exists()
+    with pytest.raises(MissingResourceError, match="stage contrapro_score@shortest"):
+        run_body(stages.report_stage, stage_cfg)
+    scored = run_body(stages.score_stage, stage_cfg, item="shortest")
+    assert scored["system"] == "shortest" and scored["cases"] == summary["cases"]
+    assert "clean" in scored["sets"] and set(scored["attacks"]) <= {"phrase", "possessive", "synonym"}
+    text = run_body(stages.report_stage, stage_cfg)
+    assert text.startswith("# ContraPro attacks\n") and "## shortest" in text
+    assert (tmp_path / "report" / "report.md").read_text() == text and (tmp_path / "report" / "attacks.png").exists()

@@ -10,6 +10,7 @@ from tests.conftest import ROOT
 from lingtest.config import compose
 from lingtest.data import Document, read_jsonl
 from lingtest.pipeline.data import download_stage, parse_stage, prepare_stage
+from lingtest.pipeline.runner import run_body
 from lingtest.tracking import NullTracker
 
 pytestmark = [pytest.mark.e2e, pytest.mark.mirror, pytest.mark.models]
@@ -28,14 +29,14 @@ def project(tmp_path, monkeypatch, mirror):
 def test_conll2012_sample_download_prepare_parse(project):
     root, cfg = project
     tracker = NullTracker()
-    manifest = download_stage(cfg, tracker, "conll2012_sample")
+    manifest = run_body(download_stage, cfg, tracker, "conll2012_sample")
     assert manifest.origin == "mirror" and tracker.tags["origin"] == "mirror"
     assert (root / "data" / "manifests" / "conll2012_sample.json").exists()
-    counts = prepare_stage(cfg, tracker, "conll2012_sample")
+    counts = run_body(prepare_stage, cfg, tracker, "conll2012_sample")
     assert counts == {"train": 1, "dev": 1, "test": 2}
     gold = list(read_jsonl(root / "data" / "prepared" / "conll2012_sample" / "test.jsonl", Document.from_dict))
     assert all(d.clusters for d in gold)
-    parse_stage(cfg, tracker, "conll2012_sample")
+    run_body(parse_stage, cfg, tracker, "conll2012_sample")
     parsed = list(read_jsonl(root / "data" / "parsed" / "conll2012_sample" / "test.jsonl", Document.from_dict))
     assert [d.key for d in parsed] == [d.key for d in gold]
     assert [d.clusters for d in parsed] == [d.clusters for d in gold]  # gold annotations untouched

@@ -79,3 +79,35 @@ def test_atomic_open_gives_normal_permissions(tmp_path):
     umask = os.umask(0)
     os.umask(umask)
     assert stat.S_IMODE((tmp_path / "f.txt").stat().st_mode) == 0o666 & ~umask
+
+
+def test_an_import_path_is_an_entry_without_registering(tmp_path, monkeypatch):
+    """A component outside lingtest is one module and a config entry naming it as ``module:attr``."""
+    from lingtest.registry import Registry
+
+    (tmp_path / "toy_component.py").write_text("def double(x):\n    return 2 * x\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    reg: Registry = Registry("thing")
+    assert reg.get("toy_component:double")(4) == 8
+    assert "toy_component:double" not in reg.names()  # used, not registered
+    with pytest.raises(RegistryError, match="cannot be imported"):
+        reg.get("toy_component:nope")
+    with pytest.raises(RegistryError, match="cannot be imported"):
+        reg.get("no_such_module_xyz:f")
+    with pytest.raises(RegistryError, match="unknown thing 'plain'"):
+        reg.get("plain")
+
+
+def test_entry_points_register_lazily(monkeypatch):
+    """A registry with an entry-point group finds entries a technique (or another package) declares."""
+    from importlib import metadata
+
+    from lingtest.registry import Registry
+
+    class EP:
+        name, value = "found", "json:dumps"
+
+    monkeypatch.setattr(metadata, "entry_points", lambda group: [EP()] if group == "toy.group" else [])
+    reg: Registry = Registry("thing", entry_points="toy.group")
+    assert "found" in reg and reg.get("found")([1]) == "[1]"
+    assert Registry("thing", entry_points="other.group").names() == []

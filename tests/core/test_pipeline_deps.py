@@ -1,5 +1,7 @@
 """The pipeline cannot go stale: every stage depends on the code it imports and on the leaf
-parameters it reads; changing an oracle threshold re-runs only the evaluation stages."""
+parameters it reads; changing an oracle threshold re-runs only the evaluation stages. The stages are in
+the root ``dvc.yaml`` (data) and ``stages/<technique>/dvc.yaml``; their code dependency lists are
+written by ``lingtest pipeline deps`` and must be current."""
 
 from __future__ import annotations
 
@@ -10,10 +12,11 @@ import pytest
 import yaml
 
 from lingtest.pipeline import deps
-from lingtest.pipeline.stage import STAGES
+from lingtest.pipeline.stage import STAGES, TARGETS
 
 ROOT = Path(__file__).resolve().parents[2]
-DVC = yaml.safe_load((ROOT / "dvc.yaml").read_text(encoding="utf-8"))["stages"]
+FILES = deps.pipeline_files(ROOT)
+DVC = {name: stage for f in FILES for name, stage in yaml.safe_load(f.read_text(encoding="utf-8"))["stages"].items()}
 
 
 def _body(stage: dict) -> dict:
@@ -31,7 +34,7 @@ def test_dvc_deps_cover_the_import_closure(name):
     body = _body(DVC[name])
     stage = _stage_name(body["cmd"])
     assert stage == name
-    files = deps.closure_files(STAGES._entries[stage], ROOT)
+    files = deps.closure_files(TARGETS[stage], ROOT)
     assert "src/lingtest/pipeline/runner.py" in files
     missing = deps.uncovered(files, [d for d in body.get("deps", []) if isinstance(d, str)])
     assert not missing, f"dvc.yaml stage {name} misses {missing}"
@@ -39,15 +42,46 @@ def test_dvc_deps_cover_the_import_closure(name):
 
 def test_every_registered_stage_is_in_dvc_yaml():
     assert set(STAGES.names()) == set(DVC)
+    assert sum(len(yaml.safe_load(f.read_text(encoding="utf-8"))["stages"]) for f in FILES) == len(DVC)
+
+
+def test_code_dependency_lists_are_current():
+    """`lingtest pipeline deps` has been run since the last change of imports (it would rewrite nothing)."""
+    stale = deps.stale_files(ROOT)
+    assert stale == [], f"run `lingtest pipeline deps`: stale {[str(f.relative_to(ROOT)) for f in stale]}"
+
+
+def test_code_dependency_lists_are_written_in_place():
+    text = ("stages:\n  crest_report:\n    wdir: ../..\n    cmd: python -m lingtest.pipeline.stage crest_report\n"
+            "    deps:\n      - data/x\n      - src/lingtest/gone.py\n      - data/y\n    outs:\n      - z\n")
+    new = deps.with_code_deps(text, ROOT)
+    lines = new.splitlines()
+    assert lines[5] == "      - data/x" and "      - src/lingtest/gone.py" not in lines
+    code = [ln for ln in lines if ln.startswith("      - src/")]
+    assert code == [f"      - {c}" for c in deps.stage_code("crest_report", ROOT)] and len(code) > 3
+    assert lines[6 + len(code)] == "      - data/y" and new.endswith("    outs:\n      - z\n")
+    assert deps.with_code_deps(new, ROOT) == new
+
+
+def test_technique_stages_run_from_the_root():
+    for f in FILES[1:]:
+        data = yaml.safe_load(f.read_text(encoding="utf-8"))
+        assert data["vars"] == ["../../params.yaml"], f
+        for name, stage in data["stages"].items():
+            assert _body(stage).get("wdir") == "../..", f"{f}: {name}"
 
 
 def test_closure_follows_function_level_imports_and_registry_targets():
-    crest_generate = deps.closure(STAGES._entries["crest_generate"])
-    crest_evaluate = deps.closure(STAGES._entries["crest_evaluate"])
+    crest_generate = deps.closure(TARGETS["crest_generate"])
+    crest_evaluate = deps.closure(TARGETS["crest_evaluate"])
     assert "lingtest.resources.candidates.vectors" in crest_generate  # a lazy registry target
     assert "lingtest.systems.factory" in crest_evaluate  # imported inside evaluate_stage
-    # the generate stage does not depend on the systems under test or the suite runner
-    assert not any(m.startswith(("lingtest.systems", "lingtest.suite")) for m in crest_generate)
+    # the generate stage does not depend on the systems under test or the suite runner (only on the
+    # oracle registry, where CREST registers its oracle)
+    assert not any(m.startswith(("lingtest.systems", "lingtest.suite")) for m in crest_generate
+                   if m not in ("lingtest.suite", "lingtest.suite.oracles"))
+    # nor do stages of other techniques depend on CREST's oracle
+    assert "lingtest.crest.oracle" not in deps.closure(TARGETS["s2lct_evaluate"])
 
 
 def test_uncovered_reports_missing_files():

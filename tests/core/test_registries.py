@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from lingtest.registries import REGISTRIES, all_registries, registry
+from lingtest.commands.registry import REGISTRIES, all_registries, registry
 
 ROOT = Path(__file__).resolve().parents[2]
 ENTRIES = [(title, name) for title in REGISTRIES for name in registry(title).names()
@@ -25,7 +25,7 @@ def test_every_system_implements_its_task_protocol_and_builds_from_conf(task):
     from lingtest.errors import MissingResourceError
     from lingtest.systems import SYSTEMS
     from lingtest.systems.base import System
-    from lingtest.systems.factory import instantiate
+    from lingtest.systems.entries import instantiate
     from lingtest.systems.tasks import get_task
 
     assert get_task(task).name == task

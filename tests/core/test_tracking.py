@@ -7,21 +7,19 @@ import socket
 import subprocess
 import sys
 import textwrap
-import time
 from importlib import metadata
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
+from lingtest.processes import process_start
 from lingtest.tracking import (
     NullTracker,
     RunGuard,
     end_status,
     flatten,
     numeric_metrics,
-    process_alive,
-    process_start,
     stale_run_ids,
     tracked_run,
 )
@@ -221,22 +219,6 @@ def test_stale_run_ids_pure():
 
     assert stale_run_ids(runs, "h", alive) == ["a"]
     assert seen == [(10, ""), (11, "5")]
-
-
-def test_process_alive():
-    me = os.getpid()
-    assert process_alive(me) and process_alive(me, process_start(me))
-    gone = subprocess.Popen(["true"])
-    gone.wait()
-    assert not process_alive(gone.pid) and not process_alive(0) and not process_alive(-1)
-    if process_start(me):  # Linux: a reused pid is told apart by its start time
-        assert not process_alive(me, "1")
-    zombie = subprocess.Popen(["true"])
-    deadline = time.time() + 10
-    while process_alive(zombie.pid) and time.time() < deadline:
-        time.sleep(0.05)
-    assert not process_alive(zombie.pid)  # exited, not yet reaped
-    zombie.wait()
 
 
 def test_end_status():

@@ -7,6 +7,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 from crest_fakes import FakeScorer
+from tests.fakes.conf_options import proposer_options
 
 from lingtest.data.model import Sentence, Token
 from lingtest.resources.candidates import PROPOSERS, Candidate, get_proposer, merge_candidates
@@ -52,7 +53,7 @@ def test_merge_candidates_dedupes_and_drops_original():
 
 
 def test_wordnet_synonyms_antonyms_inflected():
-    p = get_proposer("wordnet", max_senses=2)
+    p = get_proposer("wordnet", **proposer_options("wordnet", max_senses=2))
     s = _sent("The/DET/DT/the big/ADJ/JJ/big dogs/NOUN/NNS/dog walked/VERB/VBD/walk quickly/ADV/RB/quickly")
     out = p.propose(s, range(5))
     assert 0 not in out  # determiners are not replaced
@@ -63,7 +64,7 @@ def test_wordnet_synonyms_antonyms_inflected():
     assert ("rode", "wordnet_antonym") in {(c.text, c.source) for c in out[3]}  # inflected to VBD
     assert all(c.text.lower() != "dogs" for c in out.get(2, []))
     # sense restriction: fewer senses, fewer (or equal) candidates
-    one = get_proposer("wordnet", max_senses=1).propose(s, [4])
+    one = get_proposer("wordnet", **proposer_options("wordnet", max_senses=1)).propose(s, [4])
     assert len(one.get(4, [])) <= len(out[4])
 
 
@@ -96,7 +97,7 @@ class _FakeWN:
 
 def test_vector_proposer_same_pos_inflected():
     idx = VectorIndex.build(_FakeVocab(), _FakeWN())
-    p = VectorProposer(index=idx, topn=2, min_similarity=0.5)
+    p = VectorProposer(index=idx, topn=2, min_similarity=0.5, skip_lemmas=["be", "have", "do"], disk_cache=True)
     s = _sent("The/DET/DT/the lakes/NOUN/NNS/lake ate/VERB/VBD/eat")
     out = p.propose(s, [0, 1, 2])
     assert [c.text for c in out[1]] == ["ponds", "pools"]
@@ -117,7 +118,7 @@ class _FakeMLM:
 
 def test_masked_lm_proposer_filters_by_probability():
     fake = _FakeMLM()
-    p = MaskedLMProposer(scorer=fake, min_prob=0.1)
+    p = MaskedLMProposer(scorer=fake, **proposer_options("masked_lm", min_prob=0.1))
     s = _sent("He/PRON/PRP/he ran/VERB/VBD/run quickly/ADV/RB/quickly")
     out = p.propose(s, [0, 1, 2])
     assert len(fake.requests) == 2  # one batch, content words only
@@ -137,7 +138,8 @@ def test_ranker_one_batch_filters_and_orders():
              2: [Candidate("cat", "vectors")],
              3: [Candidate("sprinted", "wordnet_synonym")]}
     scorer = FakeScorer()
-    r = LMRanker(scorer, threshold=0.2, include_original=True, filter_sources=["vectors"])
+    r = LMRanker(scorer, threshold=0.2, include_original=True, filter_sources=["vectors"], window=None,
+                 left_window=None, shared_prefix=True)
     out = r.rank(s, cands)
     # one call; originals of positions 1 and 2 + the three vector candidates; WordNet ones unscored
     assert scorer.calls == 1 and scorer.texts == 5
@@ -146,7 +148,8 @@ def test_ranker_one_batch_filters_and_orders():
     assert out[1][0].prob is None and 0.2 <= out[1][1].prob < 1
     assert out[2][0].prob == 0.5  # "cat" is as long as "dog"
     assert [c.text for c in out[3]] == ["sprinted"]
-    without = LMRanker(FakeScorer(), threshold=0.2, include_original=False).rank(s, cands)
+    without = LMRanker(FakeScorer(), threshold=0.2, include_original=False, filter_sources=["vectors"], window=None,
+                       left_window=None, shared_prefix=True).rank(s, cands)
     assert [c.text for c in without[1]] == ["enormous", "huge"] and without[2][0].prob == 1.0
 
 
@@ -159,10 +162,11 @@ def test_ranker_window_cancels_prefix():
             seen.extend(texts)
             return super().score(texts)
 
-    LMRanker(Rec(), window=1).rank(s, {1: [Candidate("bb", "vectors")]})
+    options = {"threshold": 0.1, "include_original": True, "filter_sources": ["vectors"], "shared_prefix": True}
+    LMRanker(Rec(), window=1, left_window=None, **options).rank(s, {1: [Candidate("bb", "vectors")]})
     assert seen == ["a b c", "a bb c"]
     seen.clear()
-    LMRanker(Rec(), window=1, left_window=1).rank(s, {3: [Candidate("dd", "vectors")]})
+    LMRanker(Rec(), window=1, left_window=1, **options).rank(s, {3: [Candidate("dd", "vectors")]})
     assert seen == ["c d e", "c dd e"]
 
 
@@ -206,10 +210,10 @@ def test_ranker_shared_prefix_gives_the_same_probabilities():
     scorer.score_grouped = rec  # type: ignore[method-assign]
     for include_original in (False, True):
         calls.clear()
-        fast = LMRanker(scorer, threshold=0.0, include_original=include_original, window=1,
-                        shared_prefix=True).rank(s, cands())
-        plain = LMRanker(scorer, threshold=0.0, include_original=include_original, window=1,
-                         shared_prefix=False).rank(s, cands())
+        fast = LMRanker(scorer, threshold=0.0, include_original=include_original, filter_sources=["vectors"],
+                        window=1, left_window=None, shared_prefix=True).rank(s, cands())
+        plain = LMRanker(scorer, threshold=0.0, include_original=include_original, filter_sources=["vectors"],
+                         window=1, left_window=None, shared_prefix=False).rank(s, cands())
         # one call, one group per position, prefix log-probability left out
         assert len(calls) == 1 and calls[0][1] == {"relative": True}
         assert [len(g) for g in calls[0][0]] == [3 + include_original, 1 + include_original,

@@ -6,8 +6,9 @@ import pytest
 from crest_fakes import link_blanc
 
 from lingtest.crest.grading import classify_errors, grade_issue, same_clustering
-from lingtest.crest.oracle import BlancOracle, non_singleton
+from lingtest.crest.oracle import BlancOracle
 from lingtest.data.align import Alignment
+from lingtest.data.model import non_singleton
 from lingtest.suite.oracles import ORACLES
 
 A = [(0, 1), (9, 10)]

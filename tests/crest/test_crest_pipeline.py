@@ -14,6 +14,7 @@ from lingtest.crest import stages
 from lingtest.crest.suite import load_generated
 from lingtest.data import Cluster, Document, Mention, Sentence, TestCase, Token, read_jsonl, write_jsonl
 from lingtest.parsing import PARSERS
+from lingtest.pipeline.runner import run_body
 from lingtest.resources.candidates import PROPOSERS
 from lingtest.systems import SYSTEMS
 
@@ -64,7 +65,7 @@ def test_default_config_has_every_knob():
 
 def test_generate_evaluate_ablation(cfg, tmp_path):
     tracker = NullTracker()
-    g = stages.generate_stage(cfg, tracker)
+    g = run_body(stages.generate_stage, cfg, tracker)
     assert g["sources"] == 4
     assert g["selected"] <= g["generated"]
     assert tracker.metrics["crest.sources"] == 4.0
@@ -80,7 +81,7 @@ def test_generate_evaluate_ablation(cfg, tmp_path):
     assert len(sources) == 4 and not fus.get("doc4:s0") and max(f.order for fs in fus.values() for f in fs) < 5
     assert all(f.sentence.tree is not None for fs in fus.values() for f in fs)
 
-    r = stages.evaluate_stage(cfg, tracker, "fake_crest")
+    r = run_body(stages.evaluate_stage, cfg, tracker, "fake_crest")
     on_disk = json.loads((tmp_path / "metrics" / "systems" / "fake_crest.json").read_text())
     assert on_disk["issues"] == r["issues"] > 0  # the planted "rapidly" bug is found
     assert r["sources"] == 4 and r["sources_wrong"] == 1 and r["hits"] == 1
@@ -90,10 +91,10 @@ def test_generate_evaluate_ablation(cfg, tmp_path):
     assert r["issues_by_candidate_source"] == {"wordnet_synonym": r["issues"]}
     results = list(read_jsonl(tmp_path / "results" / "fake_crest.jsonl", dict, kind="result"))
     assert len(results) == r["tests"] and sum(not x["passed"] for x in results) == r["issues"]
-    stages.report_stage(cfg, tracker)
+    run_body(stages.report_stage, cfg, tracker)
     assert (tmp_path / "metrics" / "table1.md").read_text().count("|") > 10
 
-    abl = stages.ablation_stage(cfg, tracker, "fake_crest")
+    abl = run_body(stages.ablation_stage, cfg, tracker, "fake_crest")
     assert [(a["M"], a["select"]) for a in abl] == [(1, True), (3, True), (5, True),
                                                       (1, False), (3, False), (5, False)]
     by = {(a["M"], a["select"]): a for a in abl}
@@ -107,14 +108,14 @@ def test_generate_evaluate_ablation(cfg, tmp_path):
 
 
 def test_suite_is_byte_identical_across_runs(cfg, tmp_path):
-    stages.generate_stage(cfg, NullTracker())
+    run_body(stages.generate_stage, cfg, NullTracker())
     first = (tmp_path / "suite.jsonl").read_bytes()
     gen_first = (tmp_path / "gen.jsonl").read_bytes()
-    stages.generate_stage(cfg, NullTracker())
+    run_body(stages.generate_stage, cfg, NullTracker())
     assert (tmp_path / "suite.jsonl").read_bytes() == first
     assert (tmp_path / "gen.jsonl").read_bytes() == gen_first
     other = OmegaConf.merge(cfg, {"crest": {"N": 2, "seed": 99}})
-    stages.generate_stage(other, NullTracker())
+    run_body(stages.generate_stage, other, NullTracker())
     assert (tmp_path / "suite.jsonl").read_bytes() != first
 
 
@@ -123,4 +124,4 @@ def test_missing_input_says_how_to_make_it(cfg):
 
     bad = OmegaConf.merge(cfg, {"paths": {"prepared": "/nonexistent"}})
     with pytest.raises(MissingResourceError, match="prepare"):
-        stages.generate_stage(bad, NullTracker())
+        run_body(stages.generate_stage, bad, NullTracker())

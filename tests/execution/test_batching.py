@@ -10,7 +10,8 @@ from lingtest.errors import ConfigError
 from lingtest.store import JSONStore
 from lingtest.systems.base import ItemFailure, PartialFailure
 from lingtest.systems.cache import CachedSystem, InProcess
-from lingtest.systems.factory import build_system, device_batch_size
+from lingtest.systems.entries import device_batch_size
+from lingtest.systems.factory import build_system
 from tests.fakes import FakeClassifier
 
 TEXTS = ["a much longer good text here", "bad", "good good", "an awful and long review", "ok", "great film"]

@@ -11,6 +11,7 @@ import pytest
 from omegaconf import OmegaConf
 
 from lingtest.errors import SystemFailure
+from lingtest.pipeline.runner import run_body
 from lingtest.store import JSONStore
 from lingtest.systems.base import ItemFailure, PartialFailure
 from lingtest.systems.factory import build_system
@@ -141,8 +142,8 @@ def test_crest_generation_and_evaluation_on_ray_are_identical(local_ray, tmp_pat
                                                      "suite": "suite.jsonl", "metrics": "metrics",
                                                      "results": "results"}.items()}},
                                 "crest": OmegaConf.merge(crest, {"corpus": "toy", "seed": 7})})
-        gen = stages.generate_stage(cfg, NullTracker())
-        row = stages.evaluate_stage(cfg, NullTracker(), "sieve")
+        gen = run_body(stages.generate_stage, cfg, NullTracker())
+        row = run_body(stages.evaluate_stage, cfg, NullTracker(), "sieve")
         return out, gen, row
 
     a, gen_a, row_a = run("local", {"name": "local"})

@@ -19,9 +19,12 @@ from typing import Any
 import pytest
 from omegaconf import OmegaConf
 
+from lingtest.contrapro import configured_attacks as cp_attacks
 from lingtest.contrapro import stages as cp_stages
 from lingtest.data.io import write_jsonl
 from lingtest.execution.ray_generate import chunked, map_chunks
+from lingtest.pipeline.runner import run_body
+from lingtest.s2lct import components as s2_components
 from lingtest.s2lct import stages as s2_stages
 from lingtest.tin import stages as tin_stages
 from tests.fakes.lm import NullTracker
@@ -39,9 +42,9 @@ LOCAL = {"name": "local"}
 
 # the technique's own builders, taken before any test replaces them (an actor imports this module afresh)
 TIN_WORKER = tin_stages.generation_worker
-S2LCT_WORKER = s2_stages.expansion_worker
-CONTRAPRO_WORKER = cp_stages.attack_worker
-CONTRAPRO_ATTACKS = cp_stages.attack_functions
+S2LCT_WORKER = s2_components.expansion_worker
+CONTRAPRO_WORKER = cp_attacks.attack_worker
+CONTRAPRO_ATTACKS = cp_attacks.attack_functions
 
 
 def _files(root: Path, skip: tuple[str, ...] = ()) -> dict[str, bytes]:
@@ -96,11 +99,11 @@ def ner_rule(batch: list[list[str]]) -> list[Any]:
     return [sorted(rule(list(t))) for t in batch]
 
 
-def tin_worker(cfg: Any, item: str) -> Any:
+def tin_worker(cfg: Any, *args: Any) -> Any:
     from tests.tin.test_stages import FakeParts
 
     tin_stages.Parts = FakeParts  # type: ignore[misc]  # this actor's process only
-    return TIN_WORKER(cfg, item)
+    return TIN_WORKER(cfg, *args)
 
 
 def run_tin(tmp_path: Path, mp: pytest.MonkeyPatch, executors: dict[str, dict[str, Any]],
@@ -118,12 +121,12 @@ def run_tin(tmp_path: Path, mp: pytest.MonkeyPatch, executors: dict[str, dict[st
     entry = {"kind": "callable", "function": f"{HERE}:ner_rule", "io": "objects", "version": None, "options": {}}
     cfg = OmegaConf.merge(_cfg(tmp_path, systems=["rule_ner"], batch_sources=batch_sources),
                           {"systems": {"ner": {"rule_ner": entry}}})
-    tin_stages.sources_stage(cfg, NullTracker())
+    run_body(tin_stages.sources_stage, cfg, NullTracker())
     out = {}
     for name, ex in executors.items():
         paths = {k: str(tmp_path / name / k) for k in ("generated", "metrics")}
         run_cfg = OmegaConf.merge(cfg, {"executor": ex, "paths": {"tin": paths}})
-        out[name] = (tmp_path / name, tin_stages.generate_stage(run_cfg, NullTracker(), "rule_ner"))
+        out[name] = (tmp_path / name, run_body(tin_stages.generate_stage, run_cfg, NullTracker(), "rule_ner"))
     return out
 
 
@@ -163,16 +166,16 @@ def s2lct_fakes(setter: Any) -> None:
 
     reference = [parse_bracketed("(S (DT the) (JJ big) (JJ red) (NN dog) (. .))"),
                  parse_bracketed("(S (DT a) (JJ nice) (NN day))")]
-    setter("word_sentiment", lambda _cfg: word_sentiment)
-    setter("reference_trees", lambda _cfg: reference)
-    setter("build_parser", lambda _cfg: None)
-    setter("build_proposer", lambda _cfg, _sentiment: CountingProposer())
+    setter("word_sentiment", lambda _resources, _adverbs: word_sentiment)
+    setter("reference_trees", lambda _ctx, _config: reference)
+    setter("build_parser", lambda _parser: None)
+    setter("build_proposer", lambda _ctx, _config, _sentiment: CountingProposer())
     setter("tagger_of", lambda _parser: lambda sents: [[TAGS.get(w, "X") for w in s] for s in sents])
 
 
-def s2lct_worker(cfg: Any) -> Any:
-    s2lct_fakes(functools.partial(setattr, s2_stages))  # this actor's process only
-    return S2LCT_WORKER(cfg)
+def s2lct_worker(cfg: Any, root: Path) -> Any:
+    s2lct_fakes(functools.partial(setattr, s2_components))  # this actor's process only
+    return S2LCT_WORKER(cfg, root)
 
 
 def run_s2lct(tmp_path: Path, mp: pytest.MonkeyPatch,
@@ -185,7 +188,7 @@ def run_s2lct(tmp_path: Path, mp: pytest.MonkeyPatch,
     for split, rows in (("train", SST_POOL[:6]), ("dev", SST_POOL[6:8]), ("test", SST_POOL[8:])):
         write_jsonl(parsed / f"{split}.jsonl", [_doc(i, *r) for i, r in enumerate(rows, start=len(split) * 100)],
                     kind="document")
-    s2lct_fakes(functools.partial(mp.setattr, s2_stages))
+    s2lct_fakes(functools.partial(mp.setattr, s2_components))
     out = {}
     for name, ex in executors.items():
         d = tmp_path / name
@@ -195,7 +198,7 @@ def run_s2lct(tmp_path: Path, mp: pytest.MonkeyPatch,
                        "s2lct.suites.sst.baseline=null", "s2lct.expansion.max_seeds=null",
                        "s2lct.expansion.max_masked=null", "s2lct.expansion.fill.top_k=4",
                        "s2lct.expansion.validate.keep=2", *ex])
-        out[name] = (d, s2_stages.generate_stage(cfg, NullTracker(), "sst"))
+        out[name] = (d, run_body(s2_stages.generate_stage, cfg, NullTracker(), "sst"))
     return out
 
 
@@ -204,7 +207,7 @@ RAY_OVERRIDES = ["executor=ray", "executor.num_cpus=2", "executor.generation.act
 
 
 def test_s2lct_generation_on_ray_is_identical(local_ray, tmp_path, monkeypatch):
-    monkeypatch.setattr(s2_stages, "expansion_worker", s2lct_worker)
+    monkeypatch.setattr(s2_components, "expansion_worker", s2lct_worker)
     monkeypatch.setattr(s2_stages, "EXPAND_CHUNK", 3)  # the pool's sentences in several chunks
     runs = run_s2lct(tmp_path, monkeypatch, {"local": [], "ray": RAY_OVERRIDES})  # conf/executor/ray.yaml
     (a, m_a), (b, m_b) = runs["local"], runs["ray"]
@@ -223,7 +226,7 @@ def fake_tagger(phrase: str) -> list[tuple[str, str]]:
 
 
 def contrapro_worker(cfg: Any) -> Any:
-    cp_stages.attack_functions = functools.partial(CONTRAPRO_ATTACKS, tagger=fake_tagger)  # type: ignore[assignment]
+    cp_attacks.attack_functions = functools.partial(CONTRAPRO_ATTACKS, tagger=fake_tagger)  # type: ignore[assignment]
     return CONTRAPRO_WORKER(cfg)
 
 
@@ -237,7 +240,7 @@ def run_contrapro(tmp_path: Path, mp: pytest.MonkeyPatch,
     grouped = list(configured("contrapro_grouped")(fixtures))
     examples = join_metadata(grouped, list(configured("contrapro_json")(fixtures / "contrapro.json"))).examples
     write_jsonl(tmp_path / "prepared" / "toy_contrapro" / "test.jsonl", examples, kind="contrastive")
-    mp.setattr(cp_stages, "attack_functions", functools.partial(CONTRAPRO_ATTACKS, tagger=fake_tagger))
+    mp.setattr(cp_attacks, "attack_functions", functools.partial(CONTRAPRO_ATTACKS, tagger=fake_tagger))
     out = {}
     for name, ex in executors.items():
         d = tmp_path / name
@@ -250,12 +253,12 @@ def run_contrapro(tmp_path: Path, mp: pytest.MonkeyPatch,
                        *[f"paths.contrapro.{k}={d / v}" for k, v in
                          {"examples": "examples.jsonl", "attacked": "attacked", "suites": "suites",
                           "cases": "cases.jsonl", "review": "review.tsv"}.items()], *ex])
-        out[name] = (d, cp_stages.generate_stage(cfg, NullTracker()))
+        out[name] = (d, run_body(cp_stages.generate_stage, cfg, NullTracker()))
     return out
 
 
 def test_contrapro_generation_on_ray_is_identical(local_ray, tmp_path, monkeypatch):
-    monkeypatch.setattr(cp_stages, "attack_worker", contrapro_worker)
+    monkeypatch.setattr(cp_attacks, "attack_worker", contrapro_worker)
     runs = run_contrapro(tmp_path, monkeypatch, {"local": [], "ray": RAY_OVERRIDES})
     (a, s_a), (b, s_b) = runs["local"], runs["ray"]
     attacked = {k: v["attacked"] for k, v in s_a["sets"].items()}

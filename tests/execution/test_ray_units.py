@@ -137,16 +137,18 @@ def test_a_chunk_worker_builds_its_work_once():
 
 
 def test_tin_waves_are_configured():
-    from omegaconf import OmegaConf
+    from lingtest.config import load_params, to_plain, validate
+    from lingtest.paths import project_root
+    from lingtest.tin.config import TinConfig
 
-    from lingtest.tin.stages import wave_size
-
-    with pytest.raises(ConfigError, match="tin.batch_sources is not set"):
-        wave_size(OmegaConf.create({"tin": {}}))
-    assert wave_size(OmegaConf.create({"tin": {"batch_sources": None}})) is None
-    assert wave_size(OmegaConf.create({"tin": {"batch_sources": 8}})) == 8
-    with pytest.raises(ConfigError, match=">= 1 or null"):
-        wave_size(OmegaConf.create({"tin": {"batch_sources": 0}}))
+    tin = to_plain(load_params(project_root() / "params.yaml").tin)
+    del tin["batch_sources"]
+    with pytest.raises(ConfigError, match=r"tin\.batch_sources: Field required"):
+        validate(TinConfig, tin, "tin")
+    for n in (None, 8):
+        assert validate(TinConfig, {**tin, "batch_sources": n}, "tin").batch_sources == n
+    with pytest.raises(ConfigError, match=r"tin\.batch_sources: Input should be greater than or equal to 1"):
+        validate(TinConfig, {**tin, "batch_sources": 0}, "tin")
 
 
 def test_merged_chunk_results_equal_one_run():

@@ -30,6 +30,6 @@ def system_options(task: str, name: str, **overrides: Any) -> dict[str, Any]:
 
 def configured_system(task: str, name: str, **overrides: Any) -> Any:
     """The system of ``systems.<task>.<name>`` built by the factory (no cache, no device choice)."""
-    from lingtest.systems.factory import instantiate
+    from lingtest.systems.entries import instantiate
 
     return instantiate(task, name, system_options(task, name, **overrides))

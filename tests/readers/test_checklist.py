@@ -25,8 +25,9 @@ import pytest
 from lingtest.data.model import TestCase
 from lingtest.errors import InputError
 from lingtest.readers import READERS
-from lingtest.readers.checklist import Limits, load_suite, suite_test_cases
+from lingtest.readers.checklist import load_suite, suite_test_cases
 from lingtest.readers.options import configured, configured_limits
+from lingtest.readers.safe_unpickle import Limits
 
 read_checklist = configured("checklist")
 CAPS = Limits(**{k: v for k, v in configured_limits().items() if k != "max_depth"})

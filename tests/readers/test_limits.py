@@ -23,13 +23,13 @@ import numpy as np
 import pytest
 
 from lingtest.errors import InputError
-from lingtest.readers import checklist as C
-from lingtest.readers.checklist import Limits, load_suite, suite_test_cases
+from lingtest.readers import safe_unpickle as U
+from lingtest.readers.checklist import load_suite, suite_test_cases
 from lingtest.readers.options import configured, configured_limits
 
 read_checklist = configured("checklist")
 LIMITS = configured_limits()
-CAPS = Limits(**{k: LIMITS[k] for k in ("max_member_bytes", "max_archive_bytes", "max_items")})
+CAPS = U.Limits(**{k: LIMITS[k] for k in ("max_member_bytes", "max_archive_bytes", "max_items")})
 CASES = {"label_names": ["negative", "neutral", "positive"], "where": "<suite>", "max_items": LIMITS["max_items"]}
 
 
@@ -91,7 +91,7 @@ def test_a_tiny_pickle_cannot_build_a_huge_container(tmp_path: Path, payload: _R
 
 
 def test_numpy_reconstruct_and_state_are_size_checked(tmp_path: Path) -> None:
-    recon = C._np_reconstruct()
+    recon = U._np_reconstruct()
     for payload in (
         _Reduce(recon, (np.ndarray, (BIG,), b"b")),  # the array itself
         _Reduce(recon, (np.ndarray, (10**6, 10**6), b"b")),  # a shape whose product is huge
@@ -115,7 +115,7 @@ class _StateOf:
         self.state = state
 
     def __reduce__(self) -> tuple:
-        return (C._np_reconstruct(), (np.ndarray, (0,), b"b"), self.state)
+        return (U._np_reconstruct(), (np.ndarray, (0,), b"b"), self.state)
 
 
 def test_real_sized_arrays_and_containers_still_load(tmp_path: Path) -> None:
@@ -179,7 +179,7 @@ def test_memory_and_recursion_errors_become_input_errors(
         def boom(self: Any, _exc: type = exc) -> Any:
             raise _exc
 
-        monkeypatch.setattr(C.SuiteUnpickler, "load", boom)
+        monkeypatch.setattr(U.SuiteUnpickler, "load", boom)
         with pytest.raises(InputError) as err:
             list(read_checklist(p))
         assert err.value.path == str(p)
@@ -219,7 +219,7 @@ def test_limits_come_from_the_config_and_are_documented() -> None:
     assert read_checklist.keywords["max_archive_bytes"] == LIMITS["max_archive_bytes"] == 2**30
     assert read_checklist.keywords["max_items"] == LIMITS["max_items"] == 2**20
     with pytest.raises(TypeError):
-        Limits()  # type: ignore[call-arg]
+        U.Limits()  # type: ignore[call-arg]
     doc = read_checklist.func.__doc__ or ""
     assert all(name in doc for name in ("max_member_bytes", "max_archive_bytes", "max_items"))
     assert sys.getrecursionlimit() > 0

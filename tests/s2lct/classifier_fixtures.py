@@ -62,23 +62,29 @@ TRAINER = {"base_model": "offline-default", "epochs": 1, "max_length": 16, "batc
 
 
 def stage_config(tmp_path: Path, prepared: Path, suites_root: Path, *, base_model: str, **trainer: object):
-    """The parts of the composed config that train_classifier_stage and coverage_stage read."""
+    """The composed config with the toy classifier ``toy`` (``finetuned_classifier`` at ``<tmp>/models/toy``,
+    trained on ``toy_sst``, measured on suite ``toy``) added, and the paths under ``tmp_path``; not in
+    struct mode, so that a test can add systems."""
     from omegaconf import OmegaConf
 
-    return OmegaConf.create({
-        "paths": {"prepared": str(prepared),
-                  "s2lct": {"classifiers": str(tmp_path / "models"), "training": str(tmp_path / "metrics" / "training"),
-                            "coverage": str(tmp_path / "metrics" / "coverage"),
-                            "suites": str(suites_root / "s2lct"), "baselines": str(suites_root / "baselines")}},
-        "resources": {"device": "cpu"},
-        "systems": {"cache": False, "cache_dir": None, "batch_size": {"cpu": 8, "cuda": 8},
-                    "classification": {"toy": {"kind": "finetuned_classifier", "path": str(tmp_path / "models" / "toy"),
+    from lingtest.config import compose
+
+    paths = {"classifiers": tmp_path / "models", "training": tmp_path / "metrics" / "training",
+             "coverage": tmp_path / "metrics" / "coverage", "suites": suites_root / "s2lct",
+             "baselines": suites_root / "baselines"}
+    cfg = compose([f"paths.prepared={prepared}", *[f"paths.s2lct.{k}={v}" for k, v in paths.items()],
+                   "resources.device=cpu", "systems.cache=false", "s2lct.seed=13"])
+    OmegaConf.set_struct(cfg, False)
+    cfg = OmegaConf.merge(cfg, {
+        "systems": {"classification": {"toy": {"kind": "finetuned_classifier", "path": str(tmp_path / "models" / "toy"),
                                                "label_map": None, "neutral_margin": 1 / 3, "max_length": 32,
                                                "device": "cpu"}}},
-        "s2lct": {"seed": 13, "systems": {"toy": "toy"},
+        "s2lct": {"systems": {"toy": "toy"},
                   "training": {"trainer": {**TRAINER, "base_model": base_model, **trainer},
                                "classifiers": {"toy": TOY_DATA}},
                   "coverage": {"systems": {"toy": {"suite": "toy", "bounds": TOY_DATA}}, "hub_systems": {},
                                "modules": r"(.+\.)?(encoder|transformer)\.layer\.\d+", "bounds_max_texts": None,
                                "sizes": [2, 4, 8], "trials": 3, "batch_size": 3}},
     })
+    OmegaConf.set_struct(cfg, False)
+    return cfg

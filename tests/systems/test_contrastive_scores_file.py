@@ -8,8 +8,8 @@ import math
 
 import pytest
 
-from lingtest.contrapro.export import export_set
 from lingtest.errors import InputError
+from lingtest.readers.candidate_lines import export_set
 from lingtest.readers.options import configured
 from lingtest.systems.contrastive.base import ContrastiveQuery
 from lingtest.systems.contrastive.scores_file import ScoresFile, log_softmax, read_scores

@@ -15,6 +15,7 @@ torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
 from coref_handparse import doc  # noqa: E402
+from tests.fakes.conf_options import adversarial_metrics  # noqa: E402
 
 from lingtest.adversarial.apply import replace_tokens  # noqa: E402
 from lingtest.data.model import Cluster, Document, Mention  # noqa: E402
@@ -233,7 +234,7 @@ def test_the_system_through_the_factory_cache_and_digest(trained, tmp_path):
         [[m.to_list() for c in d for m in c.mentions] for d in cold]
     from lingtest.adversarial.report import score_corpus
 
-    assert score_corpus([d.clusters for d in docs], cold)["conll"]["f1"] >= 95.0
+    assert score_corpus([d.clusters for d in docs], cold, adversarial_metrics())["conll"]["f1"] >= 95.0
     with pytest.raises(ConfigError, match="unknown option"):
         build_system(OmegaConf.merge(cfg, {"systems": {"coref": {"neural_x": {"epochs": 3}}}}), "coref", "neural_x")
 

@@ -11,7 +11,7 @@ from coref_handparse import doc
 
 from lingtest.adversarial.apply import replace_tokens
 from lingtest.coref_training.report import experiment_table, overlap_share
-from lingtest.coref_training.stages import parse_perturbed, subset
+from lingtest.coref_training.training_set import parse_perturbed, subset
 from lingtest.data.model import Cluster, Document, Mention
 from lingtest.errors import LingtestError
 
@@ -89,7 +89,7 @@ def test_the_configured_sections_are_valid():
     from lingtest.config import compose
     from lingtest.systems.coref.neural.system import NeuralCorefSystem
     from lingtest.systems.coref.neural.trainer import TrainCorefConfig
-    from lingtest.systems.factory import OWN_KEYS
+    from lingtest.systems.entries import OWN_KEYS
 
     root = Path(__file__).resolve().parents[2]
     for overrides in ([], ["profile=offline"]):
@@ -108,12 +108,47 @@ def test_the_configured_sections_are_valid():
     assert demo.train.epochs < full.train.epochs
 
 
+@pytest.mark.parametrize("overrides", [[], ["profile=offline"], ["profile=hub"]])
+def test_the_typed_section_validates_and_gives_the_trainer_its_options(overrides):
+    from pathlib import Path
+
+    from lingtest.config import compose
+    from lingtest.coref_training.config import CorefTrainingConfig
+    from lingtest.errors import ConfigError
+    from lingtest.systems.coref.neural.trainer import TrainCorefConfig
+
+    root = Path(__file__).resolve().parents[2]
+    cfg = compose(overrides, conf_dir=root / "conf")
+    config = CorefTrainingConfig.from_config(cfg)
+    # the typed block hands the trainer the very values (and kinds: repr tells 5 from 5.0) conf/ holds
+    assert repr(config.train) == repr(
+        TrainCorefConfig.from_mapping(cfg.coref_training.train))
+    assert config.max_train_documents == cfg.coref_training.max_train_documents
+    cfg.coref_training.train.epochs = "many"
+    with pytest.raises(ConfigError, match="coref_training.train.epochs"):
+        CorefTrainingConfig.from_config(cfg)
+
+
+def test_the_workspace_params_validate():
+    from pathlib import Path
+
+    from lingtest.config import load_params
+    from lingtest.coref_training.config import CorefTrainingConfig
+
+    config = CorefTrainingConfig.from_config(load_params(Path(__file__).resolve().parents[2] / "params.yaml"))
+    assert "clean" in config.variants
+
+
 def test_the_mixed_training_set_replaces_half_the_documents_with_checked_perturbed_ones(tmp_path, monkeypatch):
+    from pathlib import Path
+
     from omegaconf import OmegaConf
 
     from lingtest.coref_training import stages
+    from lingtest.coref_training.config import CorefTrainingConfig
     from lingtest.data import write_jsonl
-    from lingtest.errors import ConfigError, InputError
+    from lingtest.errors import ConfigError, InputError, MissingResourceError
+    from lingtest.execution.context import StageContext
 
     clean = _docs(8)
     pert = []
@@ -123,14 +158,21 @@ def test_the_mixed_training_set_replaces_half_the_documents_with_checked_perturb
         pert.append(p)
     write_jsonl(tmp_path / "parsed" / "x" / "train.jsonl", clean, kind="document")
     write_jsonl(tmp_path / "adv" / "mixed" / "train.jsonl", pert, kind="document")
-    monkeypatch.setattr(stages, "project_root", lambda: tmp_path)
     monkeypatch.setattr("lingtest.parsing.cache.build_parser", lambda options: _WordParser())
+    conf = Path(__file__).resolve().parents[2] / "conf"
     cfg = OmegaConf.create({
-        "dataset": "x", "parser": {"name": "spacy"},
+        "dataset": "x", "seed": 13, "parser": {"name": "spacy"}, "resources": {"device": "cpu"},
         "paths": {"parsed": "parsed", "adversarial": {"sets": "adv"}},
-        "adversarial": {"sets": ["swap", "mixed"], "seed": 13, "overlap": {"adversarial_train_ratio": 0.5}},
-        "coref_training": {"train_split": "train", "max_train_documents": None, "seed": 13}})
-    docs, info = stages.training_documents(cfg, "mixed")
+        "adversarial": OmegaConf.load(conf / "adversarial" / "default.yaml"),
+        "coref_training": OmegaConf.load(conf / "coref_training" / "default.yaml")})
+    cfg.adversarial.sets = ["swap", "mixed"]
+    cfg.adversarial.overlap.adversarial_train_ratio = 0.5
+
+    def training_documents(variant):
+        ctx = StageContext("coref_train", cfg, item=variant, root=tmp_path)
+        return stages.training_documents(ctx, CorefTrainingConfig.from_config(cfg), variant)
+
+    docs, info = training_documents("mixed")
     assert info["perturbed_documents"] == 4 and info["perturbed_in_subset"] == 4 and len(docs) == 8
     for d in docs:
         if "adversarial" in d.meta:  # a perturbed document with its own, shifted spans
@@ -138,18 +180,78 @@ def test_the_mixed_training_set_replaces_half_the_documents_with_checked_perturb
         else:
             assert [c.mentions for c in d.clusters] == [[Mention(0, 1), Mention(4, 5)]]
     cfg.coref_training.max_train_documents = 4  # a subset: the same documents for both variants, half perturbed
-    sub, info_sub = stages.training_documents(cfg, "mixed")
-    sub_clean, _ = stages.training_documents(cfg, "clean")
+    sub, info_sub = training_documents("mixed")
+    sub_clean, _ = training_documents("clean")
     assert [d.key for d in sub] == [d.key for d in sub_clean] and len(sub) == 4
     assert info_sub["perturbed_in_subset"] == 2
     cfg.coref_training.max_train_documents = None
-    docs_clean, info_clean = stages.training_documents(cfg, "clean")
+    docs_clean, info_clean = training_documents("clean")
     assert info_clean["perturbed_documents"] == 0 and [d.words for d in docs_clean] == [d.words for d in clean]
     # perturbed documents carrying the clean spans are refused before any training
     for p, d in zip(pert, clean, strict=True):
         p.clusters = copy.deepcopy(d.clusters)
     write_jsonl(tmp_path / "adv" / "mixed" / "train.jsonl", pert, kind="document")
     with pytest.raises(InputError, match="do not match its tokens|moved|shorter"):
-        stages.training_documents(cfg, "mixed")
+        training_documents("mixed")
     with pytest.raises(ConfigError, match="neither 'clean' nor"):
-        stages.training_documents(cfg, "hyponym")
+        training_documents("hyponym")
+    cfg.adversarial.sets = ["swap", "mixed", "delete"]
+    with pytest.raises(MissingResourceError, match="written by stage adversarial_generate;"):
+        training_documents("delete")
+    cfg.dataset = "y"
+    with pytest.raises(MissingResourceError, match="written by stage parse@y;"):
+        training_documents("clean")
+
+
+def test_the_stage_bodies_write_the_training_metrics_and_the_table(tmp_path, monkeypatch):
+    import json
+    from pathlib import Path
+
+    from omegaconf import OmegaConf
+
+    from lingtest.coref_training import stages
+    from lingtest.data import write_jsonl
+    from lingtest.errors import ConfigError, MissingResourceError
+    from lingtest.pipeline.runner import run_body
+    from lingtest.tracking import NullTracker
+
+    for split in ("train", "dev"):
+        write_jsonl(tmp_path / "parsed" / "x" / f"{split}.jsonl", _docs(4), kind="document")
+    seen = {}
+
+    def fake_train(config, train_docs, dev_docs, out_dir):
+        seen.update(config=config, train=len(train_docs), dev=len(dev_docs), out=out_dir)
+        return {"epoch": 1, "dev_f1": None, "seconds": 1.5, "train_loss": [2.0], "dev_conll_f1": [0.0],
+                "train_candidate_recall": {"recall": 0.5}}
+
+    monkeypatch.setattr("lingtest.systems.coref.neural.trainer.train_coref", fake_train)
+    conf = Path(__file__).resolve().parents[2] / "conf"
+    cfg = OmegaConf.create({
+        "dataset": "x", "seed": 13, "resources": {"device": "cpu"},
+        "paths": {"parsed": "parsed", "adversarial": {"sets": "adv", "metrics": "adv_metrics"},
+                  "coref_training": {"models": "models", "training": "training", "metrics": "ct"}},
+        "adversarial": OmegaConf.load(conf / "adversarial" / "default.yaml"),
+        "coref_training": OmegaConf.load(conf / "coref_training" / "default.yaml")})
+    cfg.coref_training.max_dev_documents = 2
+    result = run_body(stages.train_stage, cfg, NullTracker(), "clean", root=tmp_path)
+    assert seen["train"] == 4 and seen["dev"] == 2 and seen["out"] == tmp_path / "models" / "clean"
+    assert seen["config"].epochs == cfg.coref_training.train.epochs
+    written = json.loads((tmp_path / "training" / "clean.json").read_text())
+    assert written == result and written["data"] == {"variant": "clean", "split": "train", "perturbed_documents": 0,
+                                                     "documents": 4, "perturbed_in_subset": 0}
+    with pytest.raises(ConfigError, match="unknown variant"):
+        run_body(stages.train_stage, cfg, NullTracker(), "bogus", root=tmp_path)
+
+    cfg.coref_training.variants = ["clean"]
+    with pytest.raises(MissingResourceError, match="written by stage adversarial_overlap;"):
+        run_body(stages.report_stage, cfg, NullTracker(), root=tmp_path)
+    (tmp_path / "adv_metrics" / "systems").mkdir(parents=True)
+    (tmp_path / "adv_metrics" / "overlap.json").write_text("{}")
+    with pytest.raises(MissingResourceError, match="written by stage adversarial_score@neural_clean;"):
+        run_body(stages.report_stage, cfg, NullTracker(), root=tmp_path)
+    scores = {"sets": {"clean": {"conll": {"f1": 50.0}}}, "table3": {"clean": 50.0}}
+    (tmp_path / "adv_metrics" / "systems" / "neural_clean.json").write_text(json.dumps(scores))
+    table = run_body(stages.report_stage, cfg, NullTracker(), root=tmp_path)
+    assert "| clean | 50.00 |" in table
+    assert (tmp_path / "ct" / "adversarial_training.md").read_text() == table
+    assert "clean" in json.loads((tmp_path / "ct" / "adversarial_training.json").read_text())["variants"]

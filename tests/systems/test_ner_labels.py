@@ -1,6 +1,6 @@
 """Label mapping onto CoNLL-2003's scheme, driven by the configured table: ``ner_label_maps`` of
-conf/systems/default.yaml once merged, until then conf_proposals/systems_ner.yaml (the table is read from
-the file, so the config and these expectations cannot drift apart)."""
+conf/systems/default.yaml (the table is read from the file, so the config and these expectations cannot
+drift apart)."""
 
 from __future__ import annotations
 
@@ -21,11 +21,8 @@ ONTONOTES = ["CARDINAL", "DATE", "EVENT", "FAC", "GPE", "LANGUAGE", "LAW", "LOC"
 
 @pytest.fixture(scope="module")
 def maps():
-    conf = yaml.safe_load((ROOT / "conf" / "systems" / "default.yaml").read_text(encoding="utf-8")) or {}
-    if "ner_label_maps" in conf:
-        return LabelMaps.from_config(conf["ner_label_maps"])
-    proposal = yaml.safe_load((ROOT / "conf_proposals" / "systems_ner.yaml").read_text(encoding="utf-8"))
-    return LabelMaps.from_config(proposal["systems"]["ner_label_maps"])
+    conf = yaml.safe_load((ROOT / "conf" / "systems" / "default.yaml").read_text(encoding="utf-8"))
+    return LabelMaps.from_config(conf["ner_label_maps"])
 
 
 def test_ontonotes_mapping_as_the_issue_specifies(maps):

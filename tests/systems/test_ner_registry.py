@@ -1,6 +1,6 @@
 """The NER systems through the one factory: the registrations proposed to the lead resolve to the classes,
-and every configured entry (conf/systems/default.yaml once merged, else conf_proposals/systems_ner.yaml)
-passes the factory's option check and builds without loading a model."""
+and every configured entry (conf/systems/default.yaml) passes the factory's option check and builds
+without loading a model."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import yaml
 
 from lingtest.errors import ConfigError, MissingResourceError
 from lingtest.systems import SYSTEMS
-from lingtest.systems.factory import instantiate
+from lingtest.systems.entries import instantiate
 
 ROOT = Path(__file__).resolve().parents[2]
 

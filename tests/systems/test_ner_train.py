@@ -74,15 +74,11 @@ def test_epoch_batches_are_seeded_permutations_grouped_by_length():
 
 
 def test_the_configured_section_is_a_valid_config():
-    """tin.train_ner of conf/tin/default.yaml once merged, else of conf_proposals/systems_ner.yaml."""
+    """tin.train_ner of conf/tin/default.yaml."""
     import yaml
 
     root = Path(__file__).resolve().parents[2]
-    merged = root / "conf" / "tin" / "default.yaml"
-    section = (yaml.safe_load(merged.read_text()) or {}).get("train_ner") if merged.is_file() else None
-    if section is None:
-        proposal = yaml.safe_load((root / "conf_proposals" / "systems_ner.yaml").read_text())
-        section = proposal["tin"]["train_ner"]
+    section = yaml.safe_load((root / "conf" / "tin" / "default.yaml").read_text())["train_ner"]
     section = {k: 13 if k == "seed" and isinstance(v, str) else v for k, v in section.items()}  # ${seed}
     cfg = TrainNERConfig.from_mapping(section, "tin.train_ner")
     assert cfg.base_model == "offline-default" and cfg.epochs >= 1

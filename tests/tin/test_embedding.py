@@ -53,6 +53,6 @@ def test_packaged_minilm_token_states():
     same, near, far = span_similarities(emb, [((s, (3, 4)), (s, (3, 4))), ((s, (3, 4)), (t, (3, 4))),
                                               ((s, (3, 5)), (u, (3, 5)))])
     # MiniLM's last-layer token states: "strong"/"solid" about 0.35, an unrelated phrase about 0.01, so
-    # the paper's BERT-large threshold (0.65) does not carry over (conf_proposals/tin.yaml)
+    # the paper's BERT-large threshold (0.65) does not carry over (conf/tin/default.yaml: filters.semantic)
     assert same == pytest.approx(1.0, abs=1e-5) and 0.2 < near < 1.0 and far < near - 0.15
     assert emb.embed_spans([(s, (0, 2))]).shape == (1, 384)

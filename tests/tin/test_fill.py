@@ -32,7 +32,7 @@ def whole_ids(tok):
 
 
 def test_protocols(scorer):
-    p = MaskedLMFillProposer(scorer, score="logit", min_piece_chars=2)
+    p = MaskedLMFillProposer(scorer, score="logit", min_piece_chars=2, model=None, device="cpu")
     assert isinstance(p, FillProposer) and isinstance(p, SubwordFillProposer) and p.score_kind == "logit"
 
 
@@ -45,7 +45,7 @@ def test_whole_word_fills_equal_manual_top_k(scorer, tiny_mlm, tiny_tokenizer, k
         row = torch.softmax(row, -1)
     allowed = sorted(((float(row[i]), tok.convert_ids_to_tokens(i)) for i in whole_ids(tok)
                       if tok.convert_ids_to_tokens(i) != "cat"), key=lambda x: (-x[0], x[1]))
-    p = MaskedLMFillProposer(scorer, score=kind, min_piece_chars=2)
+    p = MaskedLMFillProposer(scorer, score=kind, min_piece_chars=2, model=None, device="cpu")
     got = p.propose(words, 1, 4)
     assert [f.word for f in got] == [w for _, w in allowed[:4]]
     assert [f.score for f in got] == pytest.approx([s for s, _ in allowed[:4]], abs=1e-5)
@@ -58,7 +58,7 @@ def test_subword_fills_replace_one_piece(scorer, tiny_mlm, tiny_tokenizer):
     tok = tiny_tokenizer
     words = ["the", "London", "house"]
     assert tok.tokenize("London") == ["Lon", "##don"]
-    p = MaskedLMFillProposer(scorer, score="logit", min_piece_chars=2)
+    p = MaskedLMFillProposer(scorer, score="logit", min_piece_chars=2, model=None, device="cpu")
     [fills] = p.propose_subwords([(words, 1)], 2)
     assert [f.piece for f in fills] == [0, 0, 1, 1]
     # piece 1 masked: continuation pieces only, joined onto "Lon"
@@ -77,18 +77,18 @@ def test_subword_fills_replace_one_piece(scorer, tiny_mlm, tiny_tokenizer):
     [cats] = p.propose_subwords([(["the", "cats"], 1)], 2)  # "cat" + "##s": "s" is too short to mask
     assert [f.piece for f in cats] == [0, 0] and all(f.word.endswith("s") for f in cats)
     assert p.propose_subwords([(["the", "cat"], 1)], 2) == [[]]
-    long_only = MaskedLMFillProposer(scorer, score="logit", min_piece_chars=3)
+    long_only = MaskedLMFillProposer(scorer, score="logit", min_piece_chars=3, model=None, device="cpu")
     assert long_only.propose_subwords([(words, 1)], 2) == [[]]
 
 
 def test_bad_requests(scorer):
-    p = MaskedLMFillProposer(scorer, score="prob", min_piece_chars=2)
+    p = MaskedLMFillProposer(scorer, score="prob", min_piece_chars=2, model=None, device="cpu")
     with pytest.raises(IndexError):
         p.propose(["a"], 3, 2)
     with pytest.raises(ValueError):
         p.propose(["a"], 0, 0)
     with pytest.raises(ValueError):
-        MaskedLMFillProposer(scorer, score="raw", min_piece_chars=2)
+        MaskedLMFillProposer(scorer, score="raw", min_piece_chars=2, model=None, device="cpu")
     with pytest.raises(ValueError):
-        MaskedLMFillProposer(score="logit", min_piece_chars=2)
+        MaskedLMFillProposer(score="logit", min_piece_chars=2, model=None, device="cpu")
     assert p.propose_many([], 3) == []

@@ -53,7 +53,7 @@ def test_candidates_ranked_by_the_lm_behind_the_protocol():
     wn = TableProposer("wordnet_synonym", {"rose": ["climbed", "went up", "rose"]})
     vec = TableProposer("vectors", {"rose": ["fell", "climbed", "soared"], "Acme": ["Apex"]})
     ranker = LMRanker(LengthScorer(), threshold=0.0, include_original=False,
-                      filter_sources=["wordnet_synonym", "vectors"], window=None)
+                      filter_sources=["wordnet_synonym", "vectors"], window=None, left_window=None, shared_prefix=True)
     parser = FakeParser()
     p = WordNetVectorsFillProposer(parser, [wn, vec], ranker)
     assert isinstance(p, FillProposer) and p.score_kind == "prob"
@@ -71,7 +71,8 @@ def test_candidates_ranked_by_the_lm_behind_the_protocol():
 
 def test_unscored_sources_are_not_proposed():
     wn = TableProposer("wordnet_synonym", {"rose": ["climbed"]})
-    ranker = LMRanker(LengthScorer(), threshold=0.0, include_original=False, filter_sources=["vectors"])
+    ranker = LMRanker(LengthScorer(), threshold=0.0, include_original=False, filter_sources=["vectors"], window=None,
+                      left_window=None, shared_prefix=True)
     p = WordNetVectorsFillProposer(FakeParser(), [wn], ranker)
     assert p.propose("Shares rose".split(), 1, 5) == []
     with pytest.raises(ValueError):

@@ -12,6 +12,7 @@ from omegaconf import OmegaConf
 from lingtest.data import Document, Entity, Sentence, TestCase, Token, read_jsonl, write_jsonl
 from lingtest.data.model import Tree
 from lingtest.parsing import PARSERS
+from lingtest.pipeline.runner import run_body
 from lingtest.systems import SYSTEMS
 from lingtest.tin import stages
 from lingtest.tin.components import Parts
@@ -90,8 +91,8 @@ class FakeIndex:
 class FakeParts(Parts):
     """The real Parts with fakes for every model."""
 
-    def __init__(self, cfg):
-        super().__init__(cfg)
+    def __init__(self, ctx, config):
+        super().__init__(ctx, config)
         self._memo.update({
             "tagger": FakeTagger({"big": "JJ", "large": "JJ", "met": "VBD", "saw": "VBD", "rose": "VBD",
                                   "fell": "VBD", "noticed": "VBD", "are": "VBP"}),
@@ -116,7 +117,7 @@ def _cfg(tmp_path: Path, **tin_over):
         "tin": tin})
     over = {"corpus": "toy", "N": None, "min_tokens": 3, "systems": ["fake_tin_ner"],
             "baseline": {"systems": ["fake_tin_ner"]},
-            "filters": {"epsilon": {"default": {"token": 1.0, "phrase": 1.0, "structural": 1.0, "shuffle": 1.0}}},
+            "transformations": {t: {"epsilon": {"default": 1.0}} for t in ("token", "phrase", "structural", "shuffle")},
             "relabel": {"p_threshold": 0.5}, **tin_over}
     return OmegaConf.merge(root, {"tin": over})
 
@@ -134,12 +135,12 @@ def cfg(tmp_path, monkeypatch):
 
 
 def _run_all(cfg, tracker):
-    stages.sources_stage(cfg, tracker)
-    gen = stages.generate_stage(cfg, tracker, "fake_tin_ner")
-    stages.suite_stage(cfg, tracker)
-    ev = stages.evaluate_stage(cfg, tracker, "fake_tin_ner")
-    rep = stages.repair_stage(cfg, tracker, "fake_tin_ner")
-    base = stages.baseline_stage(cfg, tracker, "fake_tin_ner")
+    run_body(stages.sources_stage, cfg, tracker)
+    gen = run_body(stages.generate_stage, cfg, tracker, "fake_tin_ner")
+    run_body(stages.suite_stage, cfg, tracker)
+    ev = run_body(stages.evaluate_stage, cfg, tracker, "fake_tin_ner")
+    rep = run_body(stages.repair_stage, cfg, tracker, "fake_tin_ner")
+    base = run_body(stages.baseline_stage, cfg, tracker, "fake_tin_ner")
     return gen, ev, rep, base
 
 
@@ -167,7 +168,7 @@ def test_stages_end_to_end(cfg, tmp_path):
     assert rep["issues"] == o["issues"] and "repair" in rep and "f1" in rep
     assert rep["f1"]["after"]["f1"] >= rep["f1"]["before"]["f1"]
     assert base["issues"] >= 1 and 0.0 <= base["precision"] <= 1.0
-    tables = stages.report_stage(cfg, tracker)
+    tables = run_body(stages.report_stage, cfg, tracker)
     assert "| fake_tin_ner |" in tables["table3.md"] and "word substitution" in tables["table4.md"]
     assert "Err2Cor" in tables["table6.md"] and (out / "metrics" / "issues.png").stat().st_size > 0
     assert tracker.metrics["tin.fake_tin_ner.checked_mutants"] == len(cases)
@@ -175,16 +176,16 @@ def test_stages_end_to_end(cfg, tmp_path):
 
 def test_released_suite_is_byte_identical_across_runs(cfg, tmp_path):
     tracker = NullTracker()
-    stages.sources_stage(cfg, tracker)
-    stages.generate_stage(cfg, tracker, "fake_tin_ner")
-    stages.suite_stage(cfg, tracker)
+    run_body(stages.sources_stage, cfg, tracker)
+    run_body(stages.generate_stage, cfg, tracker, "fake_tin_ner")
+    run_body(stages.suite_stage, cfg, tracker)
     first = (tmp_path / "out" / "suite").read_bytes()
     for p in (tmp_path / "out").rglob("*"):
         if p.is_file():
             p.unlink()
-    stages.sources_stage(cfg, tracker)
-    stages.generate_stage(cfg, tracker, "fake_tin_ner")
-    stages.suite_stage(cfg, tracker)
+    run_body(stages.sources_stage, cfg, tracker)
+    run_body(stages.generate_stage, cfg, tracker, "fake_tin_ner")
+    run_body(stages.suite_stage, cfg, tracker)
     assert (tmp_path / "out" / "suite").read_bytes() == first and len(first.splitlines()) > 5
 
 
@@ -193,29 +194,30 @@ def test_unlabelled_file_by_config_entry(cfg, tmp_path):
     f.write_text("John met Mary in Rome .\n\nParis and Berlin are big cities .\nHi\n", encoding="utf-8")
     cfg = OmegaConf.merge(cfg, {"tin": {"corpus": "bbc", "unlabelled": {"bbc": str(f)}}})
     tracker = NullTracker()
-    s = stages.sources_stage(cfg, tracker)
+    s = run_body(stages.sources_stage, cfg, tracker)
     assert s == {"pool": 2, "sources": 2, "labelled": False}
-    stages.generate_stage(cfg, tracker, "fake_tin_ner")
-    ev = stages.evaluate_stage(cfg, tracker, "fake_tin_ner")
+    run_body(stages.generate_stage, cfg, tracker, "fake_tin_ner")
+    ev = run_body(stages.evaluate_stage, cfg, tracker, "fake_tin_ner")
     o = ev["issues"]["overall"]
     assert not ev["labelled"] and "precision" not in o and o["issues"] >= 1 and "wrong_sources" not in ev
-    rep = stages.repair_stage(cfg, tracker, "fake_tin_ner")
+    rep = run_body(stages.repair_stage, cfg, tracker, "fake_tin_ner")
     assert "repair" not in rep and rep["issues"] == o["issues"]
 
 
 def test_missing_inputs_name_the_stage(cfg):
     with pytest.raises(Exception, match="tin_sources"):
-        stages.generate_stage(cfg, NullTracker(), "fake_tin_ner")
+        run_body(stages.generate_stage, cfg, NullTracker(), "fake_tin_ner")
 
 
 def test_config_has_every_knob_and_paths():
     c = OmegaConf.load(ROOT / "conf" / "tin" / "default.yaml")
-    for key in ("corpus", "split", "unlabelled", "N", "systems", "transformations", "token", "phrase", "shuffle",
-                "phrase_index", "fill", "embedder", "filters", "relabel", "baseline", "train_data", "train_ner"):
+    for key in ("corpus", "split", "unlabelled", "N", "systems", "transformations", "phrase_index", "fill",
+                "embedder", "filters", "relabel", "baseline", "train_data", "train_ner"):
         assert key in c
+    assert list(c.transformations) == ["token", "phrase", "structural", "shuffle"]
     assert c.relabel.k == 2.5 and c.relabel.alpha == 0.2 and c.relabel.lam == 0.5
-    assert c.filters.weight_min == 0.6 and c.filters.epsilon.minilm_ner.structural == 0.02
-    assert set(c.filters.epsilon.default) == set(c.transformations) == set(c.filters.semantic)
+    assert c.filters.weight_min == 0.6 and c.transformations.structural.epsilon.minilm_ner == 0.02
+    assert all("default" in t.epsilon and "semantic" in t for t in c.transformations.values())
     paths = OmegaConf.load(ROOT / "conf" / "paths" / "default.yaml")
     assert set(paths.tin) >= {"phrase_index", "sources", "generated", "issues", "suite", "results", "metrics",
                               "ner_model", "ner_model_metrics"}

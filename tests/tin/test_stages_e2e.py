@@ -11,6 +11,7 @@ from itertools import islice
 import pytest
 
 from lingtest.data import TestCase, read_jsonl, write_jsonl
+from lingtest.pipeline.runner import run_body
 from tests.fakes.lm import NullTracker
 
 pytestmark = [pytest.mark.e2e, pytest.mark.mirror]
@@ -44,21 +45,21 @@ def test_tin_stages_on_conll2003(mirror, tmp_path):
     write_jsonl(tmp_path / "parsed" / "conll2003" / "train.jsonl", [Document("train", parsed)], kind="document")
 
     tracker = NullTracker()
-    assert stages.phrase_index_stage(cfg, tracker)["phrases"] > 20
-    assert stages.sources_stage(cfg, tracker)["sources"] == 4
-    gen = stages.generate_stage(cfg, tracker, "spacy_sm")
+    assert run_body(stages.phrase_index_stage, cfg, tracker)["phrases"] > 20
+    assert run_body(stages.sources_stage, cfg, tracker)["sources"] == 4
+    gen = run_body(stages.generate_stage, cfg, tracker, "spacy_sm")
     m = gen["mutants"]
     assert m["overall"]["generated"] > 0 and m["overall"]["kept"] <= m["overall"]["generated"]
-    stages.suite_stage(cfg, tracker)
+    run_body(stages.suite_stage, cfg, tracker)
     suite = list(read_jsonl(tmp_path / "out" / "suite", TestCase.from_dict, kind="testcase"))
     assert len(suite) == m["overall"]["kept"]
     for c in suite:  # gold maps onto every mutant of a source with gold
         assert c.meta["gold"] is not None and c.meta["system"] == "spacy_sm"
-    ev = stages.evaluate_stage(cfg, tracker, "spacy_sm")
+    ev = run_body(stages.evaluate_stage, cfg, tracker, "spacy_sm")
     o = ev["issues"]["overall"]
     assert ev["checked_mutants"] == len(suite) and o["issues"] <= len(suite)
     assert 0 <= o["hits"] <= ev["wrong_sources"] <= 4
-    rep = stages.repair_stage(cfg, tracker, "spacy_sm")
+    rep = run_body(stages.repair_stage, cfg, tracker, "spacy_sm")
     assert rep["issues"] == o["issues"] and set(rep["f1"]) == {"before", "after"}
     saved = json.loads((tmp_path / "out" / "metrics" / "spacy_sm.json").read_text())
     assert saved["seconds_per_checked_mutant"] is None or saved["seconds_per_checked_mutant"] > 0

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass
 from typing import Any
 
 import numpy as np
@@ -210,17 +210,22 @@ class DocumentPerturber:
     """Attack the mention words of documents with one scheme or a weighted mix of schemes.
 
     ``schemes``: a scheme name, a list (uniform mix) or a name -> weight mapping.
-    ``options``: per-scheme constructor options (``{"synonym": {"window": 2}}``).
-    ``name``: the set name; it salts the per-document seeds so each set is drawn independently.
+    ``options``: per-scheme constructor options (``{"synonym": {"window": 2, ...}}``;
+    :meth:`~lingtest.adversarial.config.AdversarialConfig.scheme_options`).
+    ``name``: the set name; it salts the per-document seeds so each set is drawn independently
+    (None: the scheme's name, ``mixed`` for several). ``p``, ``seed``, ``consistency`` and ``retry`` come
+    from config (``adversarial``, :func:`~lingtest.adversarial.sets.build_perturber`). ``perturbations``:
+    scheme instances to use instead of building them from ``options``.
     """
 
     schemes: str | Sequence[str] | Mapping[str, float]
-    p: float = 0.5
-    seed: int = 0
-    name: str | None = None
-    consistency: str = "token"
-    retry: bool = False
-    options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    _: KW_ONLY
+    p: float
+    seed: int
+    name: str | None
+    consistency: str
+    retry: bool
+    options: Mapping[str, Mapping[str, Any]]
     perturbations: Mapping[str, Perturbation] | None = None
 
     def __post_init__(self) -> None:
@@ -323,11 +328,12 @@ class DocumentPerturber:
         return out_docs, out_changes
 
 
-def adversarial_training_set(clean: Sequence[Document], perturbed: Sequence[Document], ratio: float = 0.5,
-                             seed: int = 0) -> list[Document]:
+def adversarial_training_set(clean: Sequence[Document], perturbed: Sequence[Document], ratio: float,
+                             seed: int) -> list[Document]:
     """The paper's adversarial training set: ``ratio`` of the documents *replaced* (not added) by
     their perturbed versions; the rest stay clean. Which documents are replaced depends only on
-    ``seed`` and the document keys (the lowest-hash ``round(ratio * n)`` keys)."""
+    ``seed`` and the document keys (the lowest-hash ``round(ratio * n)`` keys). Both from config
+    (``adversarial.overlap.adversarial_train_ratio`` and ``adversarial.seed``)."""
     if not 0.0 <= ratio <= 1.0:
         raise ValueError(f"ratio must be in [0, 1], got {ratio}")
     by_key = {d.key: d for d in perturbed}

@@ -160,12 +160,13 @@ def overlap_score(a: Sequence[str | None], b: Sequence[str | None],
 class AdaptedLesk:
     """Adapted Lesk disambiguator; see the module docstring for the exact algorithm.
 
-    ``wordnet`` defaults to :func:`load_wordnet`. Results are cached per instance (relatedness
-    per synset pair, extended glosses per synset), so one instance should serve a whole corpus.
+    ``window`` and ``fallback`` come from config (``adversarial.lexical``). ``wordnet`` defaults to
+    :func:`load_wordnet`, ``function_words`` to :func:`stopwords`. Results are cached per instance
+    (relatedness per synset pair, extended glosses per synset), so one instance should serve a whole corpus.
     """
 
-    def __init__(self, wordnet: Any | None = None, window: int = 2,
-                 relations: Sequence[str] = DEFAULT_RELATIONS, fallback: str = "mfs",
+    def __init__(self, wordnet: Any | None = None, *, window: int, fallback: str,
+                 relations: Sequence[str] = DEFAULT_RELATIONS,
                  function_words: frozenset[str] | None = None) -> None:
         if fallback not in ("mfs", "none"):
             raise ValueError(f"fallback must be 'mfs' or 'none', got {fallback!r}")
@@ -199,10 +200,6 @@ class AdaptedLesk:
                 seq.append(None)
             out.append(tuple(seq))
         return tuple(out)
-
-    def extended_gloss(self, synset: Any) -> dict[str, tuple[str | None, ...]]:
-        """Relation name -> concatenated gloss tokens (``None`` marks gloss boundaries)."""
-        return dict(zip(self.relations, self._ext(synset), strict=True))
 
     # ---- relatedness ----------------------------------------------------------------------
     def _content(self, synset: Any) -> tuple[frozenset[str], ...]:

@@ -7,27 +7,31 @@
   24% lexical, 46% orthographic).
 * With ``changed`` given, :func:`mention_overlap` also counts how many *modified* test mentions
   match a training mention -- the overlap that adversarial training introduces (paper: ~10%).
+* :func:`compute_overlap`: every statistic of the ``adversarial_overlap`` stage from loaded sets.
 
 Mention strings are the mention's tokens joined by single spaces, case-sensitive unless
-``lowercase`` is set.
+``lowercase`` is set (``adversarial.overlap.lowercase``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
+from typing import Any
 
-from lingtest.adversarial.apply import Change
+from lingtest.adversarial.apply import Change, adversarial_training_set
+from lingtest.adversarial.perturbations import groups
+from lingtest.adversarial.sets import CLEAN
 from lingtest.data.model import Document, Mention
 
 
-def mention_string(doc: Document, m: Mention, lowercase: bool = False, words: Sequence[str] | None = None) -> str:
+def mention_string(doc: Document, m: Mention, lowercase: bool, words: Sequence[str] | None = None) -> str:
     w = words if words is not None else doc.words
     s = " ".join(w[m.start:m.end])
     return s.lower() if lowercase else s
 
 
-def mention_strings(docs: Iterable[Document], lowercase: bool = False) -> set[str]:
+def mention_strings(docs: Iterable[Document], *, lowercase: bool) -> set[str]:
     """All distinct gold mention strings of ``docs``."""
     out: set[str] = set()
     for d in docs:
@@ -70,7 +74,7 @@ def _is_changed(m: Mention, changed: set[int]) -> bool:
     return any(i in changed for i in range(m.start, m.end))
 
 
-def mention_overlap(train: Iterable[Document], test: Iterable[Document], lowercase: bool = False,
+def mention_overlap(train: Iterable[Document], test: Iterable[Document], *, lowercase: bool,
                     changed: Mapping[str, set[int]] | None = None,
                     train_strings: set[str] | None = None) -> OverlapStats:
     """How many test mention instances have a string that is a train mention string.
@@ -78,7 +82,7 @@ def mention_overlap(train: Iterable[Document], test: Iterable[Document], lowerca
     ``changed`` (from :func:`changed_token_map`) marks modified tokens of the test documents;
     ``train_strings`` may be passed to reuse a precomputed :func:`mention_strings` set.
     """
-    strings = train_strings if train_strings is not None else mention_strings(train, lowercase)
+    strings = train_strings if train_strings is not None else mention_strings(train, lowercase=lowercase)
     n = hit = ch = ch_hit = 0
     for d in test:
         words = d.words
@@ -105,3 +109,52 @@ def changed_mention_share(docs: Iterable[Document], changes: Iterable[Change]) -
                 n += 1
                 k += _is_changed(m, cset)
     return k, n, (k / n if n else 0.0)
+
+
+def compute_overlap(train: Mapping[str, list[Document]], test: Mapping[str, list[Document]],
+                    test_changes: Mapping[str, list[Change]], *, lowercase: bool,
+                    at_ratio: float, seed: int) -> dict[str, Any]:
+    """All overlap statistics from loaded sets (``train``/``test``: set name -> documents, both
+    with ``clean``; ``test_changes``: set name -> change log of the test split). ``lowercase`` and
+    ``at_ratio``: ``adversarial.overlap.lowercase`` and ``.adversarial_train_ratio``; ``seed``: ``adversarial.seed``."""
+    clean_train = train[CLEAN]
+    clean_strings = mention_strings(clean_train, lowercase=lowercase)
+    out: dict[str, Any] = {"lowercase": lowercase, "sets": {}, "groups": {}, "adversarial_training": {}}
+    for s, docs in test.items():
+        changes = test_changes.get(s, [])
+        cmap = changed_token_map(changes)
+        st = mention_overlap([], docs, lowercase=lowercase, changed=cmap, train_strings=clean_strings)
+        entry: dict[str, Any] = {"test_vs_clean_train": st.to_dict()}
+        if s != CLEAN:
+            k, n, share = changed_mention_share(docs, changes)
+            entry["changed_mentions"] = {"changed": k, "mentions": n, "share": share}
+            entry["changed_words"] = len(changes)
+            if s in train:
+                entry["test_vs_perturbed_train"] = mention_overlap(train[s], docs, lowercase=lowercase,
+                                                                   changed=cmap).to_dict()
+        out["sets"][s] = entry
+    for g, members in groups().items():
+        present = [s for s in members if s in out["sets"]]
+        if present:
+            out["groups"][g] = {
+                "sets": present,
+                "changed_mention_share": (sum(out["sets"][s]["changed_mentions"]["share"] for s in present)
+                                          / len(present)),
+                "overlap_share": sum(out["sets"][s]["test_vs_clean_train"]["share"] for s in present) / len(present),
+            }
+    perturbed = [s for s in test if s != CLEAN]
+    if perturbed:
+        out["all_perturbed_overlap_share"] = (
+            sum(out["sets"][s]["test_vs_clean_train"]["share"] for s in perturbed) / len(perturbed))
+    # adversarial training: ratio of train documents replaced by their perturbed versions
+    for s, tdocs in train.items():
+        if s == CLEAN:
+            continue
+        at_train = adversarial_training_set(clean_train, tdocs, at_ratio, seed)
+        at_strings = mention_strings(at_train, lowercase=lowercase)
+        row = {}
+        for t, docs in test.items():
+            cmap = changed_token_map(test_changes.get(t, []))
+            row[t] = mention_overlap([], docs, lowercase=lowercase, changed=cmap, train_strings=at_strings).to_dict()
+        out["adversarial_training"][s] = {"ratio": at_ratio, "test_sets": row}
+    return out

@@ -19,10 +19,10 @@ from lingtest.data.model import Cluster, clusters_as_spans
 CONLL_METRICS: tuple[str, ...] = ("muc", "bcub", "ceafe")
 
 
-def aggregate(per_doc: Sequence[Mapping[str, Any]],
-              metrics: Sequence[str] = CONLL_METRICS) -> dict[str, dict[str, float]]:
-    """Sum per-document metric counts (objects with ``recall_num``, ``recall_den``,
-    ``precision_num``, ``precision_den``) into corpus scores in percent, plus ``conll`` F1."""
+def aggregate(per_doc: Sequence[Mapping[str, Any]], metrics: Sequence[str]) -> dict[str, dict[str, float]]:
+    """Sum per-document counts of ``metrics`` (``adversarial.metrics``; objects with ``recall_num``,
+    ``recall_den``, ``precision_num``, ``precision_den``) into corpus scores in percent, plus ``conll`` F1
+    when the three CoNLL metrics are among them."""
     from lingtest.metrics.coref import aggregate as sum_counts
 
     out: dict[str, dict[str, float]] = {}
@@ -35,8 +35,9 @@ def aggregate(per_doc: Sequence[Mapping[str, Any]],
 
 
 def score_corpus(keys: Sequence[Sequence[Cluster]], responses: Sequence[Sequence[Cluster]],
-                 metrics: Sequence[str] = CONLL_METRICS) -> dict[str, dict[str, float]]:
-    """Corpus-level scores of response clusterings against gold ones (document by document)."""
+                 metrics: Sequence[str]) -> dict[str, dict[str, float]]:
+    """Corpus-level scores of ``metrics`` (``adversarial.metrics``) of response clusterings against gold
+    ones (document by document)."""
     from lingtest.metrics.coref import score_clusterings
 
     if len(keys) != len(responses):

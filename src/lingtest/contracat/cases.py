@@ -6,12 +6,14 @@ of the chosen genders (:mod:`lingtest.contracat.evaluate`)."""
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 from typing import Any
 
 from lingtest.contracat.generate import TemplateExample
 from lingtest.contracat.vocabulary import GENDERS
 from lingtest.data.model import Provenance, TestCase
+from lingtest.errors import ConfigError
 
 TECHNIQUE = "contracat"
 RELATION = "pronoun-choice"
@@ -37,3 +39,13 @@ def make_case(template: str, index: int, ex: TemplateExample) -> TestCase:
 
 def make_cases(template: str, examples: Sequence[TemplateExample], indices: Sequence[int]) -> list[TestCase]:
     return [make_case(template, i, examples[i]) for i in indices]
+
+
+def sample_indices(n_total: int, n: int | None, seed: int, key: str) -> list[int]:
+    """The indices of a template's examples the suite scores: ``n`` of ``n_total`` (all with ``None``),
+    drawn with a generator seeded by ``seed`` and ``key`` (the template), in order."""
+    if n is None or n >= n_total:
+        return list(range(n_total))
+    if n < 0:
+        raise ConfigError(f"contracat.sample must be >= 0 or null, got {n}")
+    return sorted(random.Random(f"{seed}:{key}").sample(range(n_total), n))

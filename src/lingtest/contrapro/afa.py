@@ -19,15 +19,16 @@ own training examples.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from lingtest.contrapro.attack import tokens
-from lingtest.contrapro.export import concat_line
 from lingtest.data.io import atomic_open
 from lingtest.data.model import Cluster, ContrastiveExample, Document, Sentence, Token
+from lingtest.readers.candidate_lines import concat_line
 
 #: English pronouns: a cluster of only these (in the window) has no nominal antecedent there
 PRONOUNS = frozenset(
@@ -89,6 +90,24 @@ def select(examples: Sequence[ContrastiveExample], docs: Sequence[Document],
                 out.append(Selection(ex, i, [[m.start, m.end] for m in owner.mentions]))
                 break
     return out
+
+
+def by_gold_distance(selected: Sequence[Selection]) -> dict[str, int]:
+    """The selected candidates counted by ContraPro's gold antecedent distance (``0``..``3``, ``>3``,
+    ``unknown``), keys sorted."""
+    dist: dict[str, int] = {}
+    for s in selected:
+        d = s.example.meta.get("ante distance")
+        key = "unknown" if not isinstance(d, int) else (">3" if d > 3 else str(d))
+        dist[key] = dist.get(key, 0) + 1
+    return dict(sorted(dist.items()))
+
+
+def write_selected(path: str | Path, selected: Sequence[Selection]) -> None:
+    """The selected candidates, one JSON record a line."""
+    with atomic_open(path) as fh:
+        for s in selected:
+            fh.write(json.dumps(s.to_dict(), ensure_ascii=False) + "\n")
 
 
 def training_pairs(selected: Sequence[Selection], *, augmented: bool, sep: str) -> list[tuple[str, str]]:

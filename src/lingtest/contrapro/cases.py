@@ -1,6 +1,7 @@
 """ContraPro examples (clean or attacked) as :class:`~lingtest.data.model.TestCase` records with the
 ``contrastive`` expectation, so that :func:`lingtest.suite.run.run_suite` scores them with any
-contrastive system: the case passes when the reference outscores every variant."""
+contrastive system: the case passes when the reference outscores every variant; and back
+(:func:`case_example`: the example a case scores, with what the breakdowns read)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,13 @@ from lingtest.data.model import ContrastiveExample, Provenance, TestCase
 
 TECHNIQUE = "contrapro"
 RELATION = "pronoun-choice"
+#: the set of the unattacked examples (a case's ``provenance.transformation``)
+CLEAN = "clean"
+
+
+def set_name(attack: str, variant: str) -> str:
+    """The set an attack variant's examples form: ``<attack>/<variant>`` (``clean`` for the clean set)."""
+    return CLEAN if attack == CLEAN else f"{attack}/{variant}"
 
 
 def payload(ex: ContrastiveExample) -> dict[str, Any]:
@@ -25,7 +33,7 @@ def payload(ex: ContrastiveExample) -> dict[str, Any]:
 def make_case(ex: ContrastiveExample, technique: str = TECHNIQUE) -> TestCase:
     rec = ex.meta.get("attack")
     attack = rec if isinstance(rec, Mapping) else None
-    transformation = f"{attack['name']}/{attack['variant']}" if attack else "clean"
+    transformation = f"{attack['name']}/{attack['variant']}" if attack else CLEAN
     params = (
         {k: v for k, v in attack.items() if k not in ("name", "variant", "original_id")} if attack else {}
     )
@@ -49,3 +57,18 @@ def make_case(ex: ContrastiveExample, technique: str = TECHNIQUE) -> TestCase:
 
 def make_cases(examples: Iterable[ContrastiveExample], technique: str = TECHNIQUE) -> list[TestCase]:
     return [make_case(ex, technique) for ex in examples]
+
+
+def case_example(case: TestCase) -> ContrastiveExample:
+    """The example a case scores, with the metadata the breakdowns read (from ``case.meta``) and its
+    original's id."""
+    ex = ContrastiveExample.from_dict(case.source)
+    m = case.meta
+    meta: dict[str, Any] = {"ref_pronoun": m.get("ref_pronoun")}
+    if "ante_distance" in m:
+        meta["ante distance"] = m["ante_distance"]
+    if "intrasegmental" in m:
+        meta["intrasegmental"] = m["intrasegmental"]
+    if case.provenance.transformation != CLEAN:
+        meta["attack"] = {"original_id": case.provenance.seed_id}
+    return ContrastiveExample(ex.id, ex.src, ex.ref, ex.contrastive, ex.src_context, ex.ref_context, meta)

@@ -10,12 +10,16 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
 from typing import Any
 
+from pydantic import model_validator
 
-@dataclass(frozen=True)
-class FinetuneOptions:
+from lingtest.config import Block
+
+
+class FinetuneOptions(Block):
+    """The training options of ``contrapro.afa.finetune`` (typed, checked; no defaults here)."""
+
     epochs: int
     learning_rate: float
     batch_size: int
@@ -24,9 +28,11 @@ class FinetuneOptions:
     weight_decay: float
     warmup_steps: int
 
-    def __post_init__(self) -> None:
+    @model_validator(mode="after")
+    def _in_range(self) -> FinetuneOptions:
         if self.epochs < 1 or self.batch_size < 1 or self.max_length < 4 or self.learning_rate <= 0:
             raise ValueError(f"bad fine-tuning options: {self}")
+        return self
 
 
 def batches(n: int, batch_size: int, seed: int, epoch: int) -> list[list[int]]:
@@ -78,5 +84,5 @@ def finetune(model: Any, tokenizer: Any, pairs: Sequence[tuple[str, str]], optio
                 on_step(step, float(loss.detach()))
         losses.append(round(seen / count, 6))
     model.eval()
-    return {"options": asdict(options), "pairs": len(pairs), "steps": step, "total_steps": total,
+    return {"options": options.model_dump(), "pairs": len(pairs), "steps": step, "total_steps": total,
             "epoch_loss": losses}

@@ -144,10 +144,6 @@ def parse_determiner(word: str) -> list[tuple[Determiner, str, str]]:
     return out
 
 
-def is_determiner(word: str) -> bool:
-    return bool(parse_determiner(word))
-
-
 def match_capitalisation(new: str, old: str) -> str:
     """``new`` with the capitalisation of ``old`` (all caps, initial capital or as is)."""
     if len(old) > 1 and old.isupper():
@@ -196,10 +192,6 @@ def join_contraction(prep: str, article: str, like: str) -> str:
     """``("zu", "der")`` -> ``zur``, ``("in", "die")`` -> ``in die``; capitalised like ``like``."""
     joined = _CONTRACT.get((prep.lower(), article.lower()), f"{prep.lower()} {article.lower()}")
     return match_capitalisation(joined, like)
-
-
-def definite_article(gender: str, case: str, number: str = "Sg") -> str:
-    return _DEFINITE["p" if number == "Pl" else gender][CASES.index(case)]
 
 
 def decline_noun_default(lemma: str, gender: str, case: str, number: str) -> str | None:

@@ -9,6 +9,7 @@ official ``contrapro.json`` holds the metadata of all 12,000. :func:`join_metada
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -16,6 +17,8 @@ from typing import Any
 
 from lingtest.contrapro.german import GENDER_NAMES, pronoun_genders
 from lingtest.data.model import ContrastiveExample
+
+log = logging.getLogger(__name__)
 
 _WORDS = re.compile(r"\w+")
 
@@ -56,6 +59,18 @@ def join_metadata(grouped: Sequence[ContrastiveExample], records: Sequence[Contr
         ex = grouped[last]
         out.append(replace(ex, meta={**rec.meta, **ex.meta, "json_id": rec.id}))
     return JoinResult(out, unmatched)
+
+
+def with_metadata(
+    grouped: Sequence[ContrastiveExample], records: Sequence[ContrastiveExample]
+) -> tuple[list[ContrastiveExample], int]:
+    """Every grouped example in order, those matched by a metadata record with its fields joined on
+    (:func:`join_metadata`); the number matched."""
+    joined = join_metadata(grouped, records)
+    by_id = {ex.id: ex for ex in joined.examples}
+    if joined.unmatched:
+        log.warning("%d metadata records match no grouped example", len(joined.unmatched))
+    return [by_id.get(ex.id, ex) for ex in grouped], len(by_id)
 
 
 # -- fields ----------------------------------------------------------------------------------------

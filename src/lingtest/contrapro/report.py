@@ -1,5 +1,5 @@
 """Tables of ContraPro results (markdown): accuracy per attack variant next to the clean accuracy on the
-same examples, and the breakdowns of one accuracy report."""
+same examples, and the breakdowns of one accuracy report; the report over several systems."""
 
 from __future__ import annotations
 
@@ -38,6 +38,20 @@ def breakdown_table(report: Mapping[str, Any]) -> str:
         for key, c in report.get(name, {}).items():
             rows.append(f"| {name[3:]} | {key} | {c['correct']} | {c['total']} | {_pct(c['accuracy'])} |")
     return "\n".join(rows) + "\n"
+
+
+def report_markdown(results: Mapping[str, Mapping[str, Any]]) -> str:
+    """The report over systems (``results``: system -> its graded metrics,
+    :func:`lingtest.contrapro.grading.grade`): per system the clean accuracy with its breakdowns, then
+    Δ per attack (all variants pooled) and per variant."""
+    parts = ["# ContraPro attacks\n"]
+    for name, res in results.items():
+        parts.append(f"\n## {name}\n\nclean accuracy and breakdowns:\n\n")
+        parts.append(breakdown_table(res["sets"]["clean"]))  # the clean set, as in attack_bars
+        parts.append("\nper attack (all variants pooled), then per variant; Δ on the same examples:\n\n")
+        parts.append(attack_table(res["attacks"]))
+        parts.append("\n" + attack_table(res["deltas"]))
+    return "".join(parts)
 
 
 # -- plots (the layout of the paper's Figures 4.1-4.4: one group per set, one bar per system) --------

@@ -11,6 +11,7 @@ import random
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from lingtest.contrapro.attack import AttackOutcome
 from lingtest.contrapro.evaluate import original_id
 from lingtest.data.io import atomic_open
 from lingtest.data.model import ContrastiveExample
@@ -82,6 +83,14 @@ def review_rows(
             }
         )
     return rows
+
+
+def review_pool(outcomes: Sequence[AttackOutcome], attacks: Sequence[str]) -> list[ContrastiveExample]:
+    """The attacked examples the review sample is drawn from: those of ``attacks`` that differ from their
+    original, in outcome order."""
+    from lingtest.contrapro.sample import is_changed
+
+    return [ex for out in outcomes if out.attack in attacks for ex in out.examples if is_changed(ex)]
 
 
 def write_review(

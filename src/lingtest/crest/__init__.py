@@ -9,3 +9,5 @@ when the system's predictions on source and follow-up disagree under BLANC
 (:mod:`~lingtest.crest.oracle`, registered in :data:`lingtest.suite.oracles.ORACLES`). Issues are
 graded against gold (:mod:`~lingtest.crest.grading`).
 """
+
+from lingtest.crest import oracle as oracle  # registers the BLANC oracle in ORACLES

@@ -18,8 +18,7 @@ from typing import Any
 
 from lingtest.crest.generate import Source
 from lingtest.crest.grading import ERROR_TYPES, grade_issue, same_clustering
-from lingtest.crest.oracle import non_singleton
-from lingtest.data.model import TestCase, clusters_as_spans
+from lingtest.data.model import TestCase, clusters_as_spans, non_singleton
 from lingtest.suite.run import CaseResult, run_suite
 
 Span = tuple[int, int]

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from lingtest.crest.oracle import non_singleton
+from lingtest.data.model import non_singleton
 
 Span = tuple[int, int]
 Clusters = Sequence[Sequence[Span]]

@@ -15,17 +15,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from lingtest.data.align import Alignment, Span
+from lingtest.data.model import non_singleton
+from lingtest.suite.oracles import ORACLES
 
 Clusters = Sequence[Sequence[Span]]
-
-
-def non_singleton(clusters: Clusters) -> list[list[Span]]:
-    out = []
-    for c in clusters:
-        uniq = sorted({(s, e) for s, e in c})
-        if len(uniq) >= 2:
-            out.append(uniq)
-    return sorted(out)
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +34,7 @@ def _default_blanc() -> Callable[[Clusters, Clusters], Any]:
     return blanc
 
 
+@ORACLES.register("blanc")
 class BlancOracle:
     """The thresholds ``thr_p``/``thr_r`` are required (``crest.oracle`` in the config: 1.0 as in the
     paper); ``metric`` replaces the BLANC scorer (tests)."""

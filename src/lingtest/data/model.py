@@ -421,6 +421,17 @@ def clusters_as_spans(clusters: Iterable[Cluster]) -> list[list[tuple[int, int]]
     return [[(m.start, m.end) for m in c.mentions] for c in clusters]
 
 
+def non_singleton(clusters: Iterable[Iterable[tuple[int, int]]]) -> list[list[tuple[int, int]]]:
+    """Clusters of at least two distinct spans, each sorted, in sorted order: the canonical form in
+    which two coreference predictions are compared (systems do not output singletons)."""
+    out = []
+    for c in clusters:
+        uniq = sorted({(s, e) for s, e in c})
+        if len(uniq) >= 2:
+            out.append(uniq)
+    return sorted(out)
+
+
 # --------------------------------------------------------------------------------------------
 # Contrastive translation examples (ContraPro, ContraCAT)
 # --------------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@
 - ``executor=ray``: system inference as Ray Data ``map_batches`` over a pool of actors, each building
   the system once (:mod:`.ray_inference`; the prediction cache stays with the driver, which validates
   and stores each batch as it arrives), and test-case generation partitioned by source, each partition a
-  call on a pool of generator actors (:mod:`.ray_generate`; CREST: :mod:`.ray_crest`). Results are
+  call on a pool of generator actors (:mod:`.ray_generate`; CREST: :mod:`lingtest.crest.distributed`). Results are
   identical to the local executor: the same batches (generation: the same chunks of sources the local
   loop cuts) are computed by the same code, only elsewhere.
 
@@ -19,8 +19,10 @@ are checked: an unknown key, or an actor pool block (:data:`POOLS`) with a key m
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from typing import Any
 
+from lingtest.config import Composed
 from lingtest.errors import ConfigError, MissingResourceError
 
 EXECUTORS = ("local", "ray")
@@ -30,7 +32,7 @@ POOL_KEYS = ("actors", "cpus_per_actor", "gpus_per_actor")
 KEYS = ("name", "address", "num_cpus", *POOLS)
 
 
-def executor_options(cfg: Any) -> dict[str, Any]:
+def executor_options(cfg: Composed | Mapping[str, Any]) -> dict[str, Any]:
     """The composed ``executor`` group as a plain dict (a partial config without it: local)."""
     from lingtest.config import to_plain
 

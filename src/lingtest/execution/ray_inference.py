@@ -37,7 +37,7 @@ class SystemSpec:
 
     def build(self, device: str | None = None) -> tuple[System[Any, Any], str]:
         from lingtest.resources.device import pick_device
-        from lingtest.systems.factory import instantiate
+        from lingtest.systems.entries import instantiate
 
         dev = device or pick_device(self.device)
         return instantiate(self.task, self.name, self.entry, dev), dev

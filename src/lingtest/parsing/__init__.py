@@ -10,8 +10,9 @@ PARSERS.register_lazy("stanza", "lingtest.parsing.stanza_backend:StanzaParser")
 
 
 def get_parser(name: str, **options):
-    """Instantiate the parser registered as ``name`` with its config options."""
-    return PARSERS.get(name)(**options)
+    """The parser registered as ``name`` built from its config options (``conf/parser``; a missing or
+    unknown option is a :class:`~lingtest.errors.ConfigError`)."""
+    return PARSERS.build(name, options, where=f"parser {name!r} (conf/parser)")
 
 
 __all__ = ["PARSERS", "get_parser"]

@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -111,12 +111,15 @@ class CachedParser:
         return parse_documents_with(self, docs)
 
 
-def build_parser(cfg: Any) -> Any:
+def build_parser(cfg: Mapping[str, Any]) -> Any:
     """A parser from a ``conf/parser/*.yaml`` mapping: the backend named by ``name`` built with the
-    other keys, wrapped in :class:`CachedParser` when ``cache`` is true (default)."""
+    other keys, wrapped in :class:`CachedParser` when ``cache`` is true (default). ``cfg``: the composed
+    ``parser`` section (a mapping or an OmegaConf node). The one way every stage builds its parser."""
+    from lingtest.config import to_plain
     from lingtest.parsing import get_parser
 
-    options = {k: v for k, v in dict(cfg).items() if k not in ("name", "cache", "cache_dir")}
+    cfg = dict(to_plain(cfg))
+    options = {k: v for k, v in cfg.items() if k not in ("name", "cache", "cache_dir")}
     backend = get_parser(str(cfg["name"]), **options)
     if cfg.get("cache", True):
         return CachedParser(backend, cfg.get("cache_dir"))

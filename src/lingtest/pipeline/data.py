@@ -1,100 +1,73 @@
-"""Stage bodies for the data half of the pipeline: download → prepare → parse."""
+"""Stage bodies for the data half of the pipeline: download -> prepare -> parse (the root ``dvc.yaml``)."""
 
 from __future__ import annotations
 
 import logging
 import os
 from pathlib import Path
-from typing import Any
 
+from lingtest.config import to_plain
 from lingtest.data import Document, read_jsonl, write_json, write_jsonl
 from lingtest.data.io import read_header
-from lingtest.errors import LingtestError
-from lingtest.paths import mirror_root, project_root
+from lingtest.execution.context import StageContext
+from lingtest.paths import mirror_root
 from lingtest.pipeline.datasets import DatasetSpec, Manifest, download, load_manifest, prepare, write_manifest
 from lingtest.progress import progress
-from lingtest.tracking import Tracker
 
 log = logging.getLogger(__name__)
 
 
-def _path(cfg: Any, key: str) -> Path:
-    p = Path(str(cfg.paths[key]))
-    return p if p.is_absolute() else project_root() / p
-
-
-def manifest_path(cfg: Any, dataset: str) -> Path:
-    return _path(cfg, "manifests") / f"{dataset}.json"
-
-
-def prepared_dir(cfg: Any, dataset: str) -> Path:
-    return _path(cfg, "prepared") / dataset
-
-
-def parsed_dir(cfg: Any, dataset: str) -> Path:
-    return _path(cfg, "parsed") / dataset
-
-
-def configured_mirror(cfg: Any, root: Path) -> Path | None:
-    configured = cfg.profile.get("mirror")
+def configured_mirror(ctx: StageContext) -> Path | None:
+    """``profile.mirror`` (relative to the root), else the default mirror."""
+    configured = ctx.cfg.profile.get("mirror")
     if configured and not os.path.isabs(configured):
-        configured = str(root / configured)
+        configured = str(ctx.root / configured)
     return mirror_root(configured)
 
 
-def download_stage(cfg: Any, tracker: Tracker, item: str) -> Manifest:
+def download_stage(ctx: StageContext, item: str) -> Manifest:
     """Fetch dataset ``item`` (canonical source when the profile has a network, else the mirror,
     read in place) and write its manifest with file hashes."""
-    root = project_root()
-    spec = DatasetSpec.from_config(item, cfg)
-    manifest = download(spec, network=bool(cfg.profile.network), mirror=configured_mirror(cfg, root),
-                        raw_dir=_path(cfg, "raw"))
+    spec = DatasetSpec.from_config(item, ctx.cfg)
+    manifest = download(spec, network=bool(ctx.cfg.profile.network), mirror=configured_mirror(ctx),
+                        raw_dir=ctx.path("raw"))
     # keep the manifest portable: the root relative to the project when possible
-    manifest.root = os.path.relpath(manifest.root, root)
-    write_manifest(manifest_path(cfg, item), manifest)
-    tracker.set_tags({"dataset": item, "origin": manifest.origin})
-    tracker.log_metrics({"files": len(manifest.files)})
+    manifest.root = os.path.relpath(manifest.root, ctx.root)
+    write_manifest(ctx.path("manifests") / f"{item}.json", manifest)
+    ctx.tracker.set_tags({"dataset": item, "origin": manifest.origin})
+    ctx.tracker.log_metrics({"files": len(manifest.files)})
     log.info("%s: %d files from the %s (%s)", item, len(manifest.files), manifest.origin, manifest.root)
     return manifest
 
 
-def prepare_stage(cfg: Any, tracker: Tracker, item: str) -> dict[str, int]:
+def prepare_stage(ctx: StageContext, item: str) -> dict[str, int]:
     """Read every split with the configured reader into ``data/prepared/<item>/<split>.jsonl``
     (reader options and limits: ``readers`` in ``conf/datasets.yaml``, then the dataset's)."""
-    from lingtest.config import to_plain
-
-    root = project_root()
-    manifest = load_manifest(manifest_path(cfg, item))
+    manifest = load_manifest(ctx.require(ctx.path("manifests") / f"{item}.json", f"download@{item}"))
     if not os.path.isabs(manifest.root):
-        manifest.root = str((root / manifest.root).resolve())
-    out = prepared_dir(cfg, item)
-    counts = prepare(manifest, out, configured_mirror(cfg, root), to_plain(cfg.readers),
+        manifest.root = str((ctx.root / manifest.root).resolve())
+    out = ctx.path("prepared") / item
+    counts = prepare(manifest, out, configured_mirror(ctx), to_plain(ctx.cfg.readers),
                      progress=lambda it, desc: progress(it, f"prepare {desc}"))
     # drop files of splits that no longer exist so the output folder matches the config
     for stale in out.glob("*.jsonl"):
         if stale.stem not in counts:
             stale.unlink()
-    write_json(_path(cfg, "dataset_metrics") / f"{item}.json", {"records": counts})
-    tracker.log_metrics({f"records.{k}": v for k, v in counts.items()})
+    write_json(ctx.path("dataset_metrics") / f"{item}.json", {"records": counts})
+    ctx.tracker.log_metrics({f"records.{k}": v for k, v in counts.items()})
     return counts
 
 
-def parser_from_config(cfg: Any) -> Any:
-    """The configured parser (``cfg.parser``), wrapped in the content-hash parse cache."""
-    from lingtest.config import to_plain
-    from lingtest.parsing.cache import build_parser
-
-    return build_parser(to_plain(cfg.parser))
-
-
-def parse_stage(cfg: Any, tracker: Tracker, item: str) -> dict[str, int]:
+def parse_stage(ctx: StageContext, item: str) -> dict[str, int]:
     """Parse every prepared split of ``item`` into ``data/parsed/<item>/<split>.jsonl``."""
-    src = prepared_dir(cfg, item)
+    src = ctx.path("prepared") / item
     files = sorted(src.glob("*.jsonl"))
     if not files:
-        raise LingtestError(f"no prepared splits for {item!r} in {src}: run the prepare stage first")
-    parser = parser_from_config(cfg)
-    out = parsed_dir(cfg, item)
+        ctx.require(src / "<split>.jsonl", f"prepare@{item}")
+    from lingtest.parsing.cache import build_parser
+
+    parser = build_parser(ctx.cfg.parser)
+    out = ctx.path("parsed") / item
     counts: dict[str, int] = {}
     sentences = 0
     for path in files:
@@ -108,9 +81,9 @@ def parse_stage(cfg: Any, tracker: Tracker, item: str) -> dict[str, int]:
         sentences += sum(len(d.sentences) for d in parsed)
         meta = {k: v for k, v in header.items() if k not in ("__schema__", "kind")}
         counts[path.stem] = write_jsonl(out / path.name, parsed, kind=header["kind"],
-                                        meta={**meta, "parser": cfg.parser.name})
+                                        meta={**meta, "parser": ctx.cfg.parser.name})
     for stale in out.glob("*.jsonl"):
         if stale.stem not in counts:
             stale.unlink()
-    tracker.log_metrics({"documents": sum(counts.values()), "sentences": sentences})
+    ctx.tracker.log_metrics({"documents": sum(counts.values()), "sentences": sentences})
     return counts

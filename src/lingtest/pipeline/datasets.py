@@ -21,6 +21,7 @@ from typing import Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from lingtest.config import Composed
 from lingtest.data import write_json, write_jsonl
 from lingtest.errors import InputError, LingtestError, MissingResourceError
 from lingtest.registry import Registry
@@ -74,7 +75,7 @@ class DatasetSpec(BaseModel):
     options: dict[str, Any] = Field(default_factory=dict)
 
     @classmethod
-    def from_config(cls, name: str, cfg: Any) -> DatasetSpec:
+    def from_config(cls, name: str, cfg: Composed) -> DatasetSpec:
         """Build from the composed config (``cfg.datasets[name]``)."""
         from omegaconf import OmegaConf
 

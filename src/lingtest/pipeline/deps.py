@@ -37,8 +37,8 @@ def _is_package(module: str) -> bool:
     return f is not None and f.name == "__init__.py"
 
 
-def _refs(node: ast.AST, current: str) -> set[str]:
-    """lingtest modules referenced under ``node``."""
+def _refs(node: ast.AST, current: str, lazy: bool = True) -> set[str]:
+    """lingtest modules referenced under ``node`` (``lazy``: with ``"module:attr"`` registry targets)."""
     out: set[str] = set()
     for n in ast.walk(node):
         if isinstance(n, ast.Import):
@@ -53,7 +53,7 @@ def _refs(node: ast.AST, current: str) -> set[str]:
                 continue
             out.add(mod)
             out.update(f"{mod}.{a.name}" for a in n.names if module_file(f"{mod}.{a.name}") is not None)
-        elif isinstance(n, ast.Constant) and isinstance(n.value, str):
+        elif lazy and isinstance(n, ast.Constant) and isinstance(n.value, str):
             m = _TARGET.match(n.value)
             if m:
                 out.add(m.group(1))
@@ -106,7 +106,8 @@ def closure(target: str) -> set[str]:
     followed only through the body (its other stage functions do not count), and the entry point
     (:mod:`lingtest.pipeline.stage`, whose table names every body) only through the runner."""
     module, _, function = target.partition(":")
-    todo = list(_with_parents(function_refs(module, function) | {RUNNER}) - {module})
+    # the body's own package __init__s run when its module is imported: they count too
+    todo = list(_with_parents(function_refs(module, function) | {RUNNER, module}) - {module})
     seen: set[str] = {module, ENTRY}
     while todo:
         m = todo.pop()
@@ -142,3 +143,83 @@ def compact(files: list[str], root: Path) -> list[str]:
             full.append(d)
     rest = [f for f in files if not any(f.startswith(p + "/") for p in full)]
     return sorted(full) + rest
+
+
+def all_modules() -> list[str]:
+    """Every module of the package, as dotted names (packages by their ``__init__``)."""
+    base = package_dir()
+    out = []
+    for f in sorted(base.rglob("*.py")):
+        parts = [PACKAGE, *f.relative_to(base).with_suffix("").parts]
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        out.append(".".join(parts))
+    return out
+
+
+def import_graph(lazy: bool = True) -> dict[str, set[str]]:
+    """Module -> the lingtest modules it may import (top-level and inside functions; ``lazy``: also the
+    lazy registry targets, imported on first use), without the implicit import of enclosing packages."""
+    return {m: _refs(_tree(m), m, lazy) - {m} for m in all_modules()}
+
+
+# ---- the code dependency lists of the DVC files -----------------------------------------------------
+_STAGE_LINE = re.compile(r"^  ([a-z_0-9]+):")
+_CMD = re.compile(r"python -m lingtest\.pipeline\.stage (\w+)")
+_SRC_DEP = re.compile(r"^(\s+)- src/lingtest\S*\s*$")
+_DEPS_KEY = re.compile(r"^(\s+)deps:\s*$")
+
+
+def pipeline_files(root: Path) -> list[Path]:
+    """The DVC files of the pipeline: the root ``dvc.yaml`` (data stages) and ``stages/*/dvc.yaml``."""
+    return [root / "dvc.yaml", *sorted((root / "stages").glob("*/dvc.yaml"))]
+
+
+def stage_code(stage: str, root: Path) -> list[str]:
+    """The ``src/`` dependencies of a stage: its body's import closure, whole folders folded."""
+    from lingtest.pipeline.stage import TARGETS
+
+    target = TARGETS[stage]
+    return sorted(compact(closure_files(target, root), root))
+
+
+def with_code_deps(text: str, root: Path) -> str:
+    """``text`` (a DVC file) with every stage's ``src/`` dependencies replaced by :func:`stage_code`, in
+    place of the old ones (after the other dependencies when it had none); nothing else changes."""
+    lines = text.splitlines(keepends=True)
+    starts = [i for i, ln in enumerate(lines) if _STAGE_LINE.match(ln)] + [len(lines)]
+    out = lines[:starts[0]]
+    for a, b in zip(starts, starts[1:], strict=False):
+        block = lines[a:b]
+        cmd = next((m.group(1) for ln in block if (m := _CMD.search(ln))), None)
+        if cmd is None:
+            out.extend(block)
+            continue
+        code = stage_code(cmd, root)
+        first = next((i for i, ln in enumerate(block) if _SRC_DEP.match(ln)), None)
+        if first is None:  # after the last item of the deps list
+            k = next(i for i, ln in enumerate(block) if _DEPS_KEY.match(ln))
+            indent = len(_DEPS_KEY.match(block[k]).group(1)) + 2  # type: ignore[union-attr]
+            first = k + 1
+            while first < len(block) and block[first].startswith(" " * indent + "- "):
+                first += 1
+        else:
+            indent = len(_SRC_DEP.match(block[first]).group(1))  # type: ignore[union-attr]
+        kept = [ln for i, ln in enumerate(block) if not (i >= first and _SRC_DEP.match(ln))]
+        n_before = sum(1 for ln in block[:first] if not _SRC_DEP.match(ln))
+        new = [f"{' ' * indent}- {c}\n" for c in code]
+        out.extend(kept[:n_before] + new + kept[n_before:])
+    return "".join(out)
+
+
+def stale_files(root: Path, write: bool = False) -> list[Path]:
+    """The DVC files whose code dependency lists are not the import closure (rewritten when ``write``)."""
+    stale = []
+    for f in pipeline_files(root):
+        text = f.read_text(encoding="utf-8")
+        new = with_code_deps(text, root)
+        if new != text:
+            stale.append(f)
+            if write:
+                f.write_text(new, encoding="utf-8")
+    return stale

@@ -7,18 +7,17 @@ import time
 from typing import Any
 
 from lingtest.data import write_json
-from lingtest.paths import project_root
+from lingtest.execution.context import StageContext
 from lingtest.resources.models import conversion_record, convert_gguf_model
-from lingtest.tracking import Tracker
 
 
-def convert_lm_stage(cfg: Any, tracker: Tracker) -> dict[str, Any]:
-    lm = cfg.resources.lm
+def convert_lm_stage(ctx: StageContext) -> dict[str, Any]:
+    lm = ctx.cfg.resources.lm  # the shared resources section, read by the LM loaders themselves
     t0 = time.perf_counter()
     dest = convert_gguf_model(lm.get("offline_model_dir"), dtype=lm.convert_dtype)
     seconds = time.perf_counter() - t0  # this run's time (~0 when the copy is reused): MLflow only
     record = conversion_record(dest)  # what determines the copy: no time, no path
-    write_json(project_root() / str(cfg.paths.lm_conversion), record)
-    tracker.log_metrics({"conversion_seconds": round(seconds, 2)})
-    tracker.set_tags({"lm_dir": str(dest)})
+    write_json(ctx.path("lm_conversion"), record)
+    ctx.tracker.log_metrics({"conversion_seconds": round(seconds, 2)})
+    ctx.tracker.set_tags({"lm_dir": str(dest)})
     return record

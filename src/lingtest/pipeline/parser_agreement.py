@@ -6,37 +6,48 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from lingtest.config import Section
 from lingtest.data import Document, Tree, read_jsonl, write_json
+from lingtest.execution.context import StageContext
 from lingtest.parsing.evalb import evalb_corpus
-from lingtest.paths import project_root
-from lingtest.pipeline.data import parser_from_config, prepared_dir
-from lingtest.tracking import Tracker
 
 
-def parser_agreement_stage(cfg: Any, tracker: Tracker) -> dict[str, Any]:
-    acfg = cfg.parser_agreement
-    root = project_root()
-    path = prepared_dir(cfg, acfg.dataset) / f"{acfg.split}.jsonl"
-    exclude = tuple(acfg.get("exclude_prefixes") or ())
+class ParserAgreementConfig(Section):
+    """``parser_agreement`` (conf/config.yaml): the gold treebank split the parser is scored on."""
+
+    section = "parser_agreement"
+
+    dataset: str
+    split: str
+    exclude_prefixes: list[str] | None
+
+
+def parser_agreement_stage(ctx: StageContext, config: ParserAgreementConfig) -> dict[str, Any]:
+    path = ctx.require(ctx.path("prepared") / config.dataset / f"{config.split}.jsonl", f"prepare@{config.dataset}")
+    exclude = tuple(config.exclude_prefixes or ())
     docs = [d for d in read_jsonl(path, Document.from_dict) if not d.id.startswith(exclude)]
     gold = [s for d in docs for s in d.sentences if s.tree is not None]
-    parser = parser_from_config(cfg)
+    from lingtest.parsing.cache import build_parser
+
+    parser = build_parser(ctx.cfg.parser)
+    pcfg = ctx.cfg.parser
     start = time.perf_counter()
     parsed = parser.parse([s.words for s in gold])
     seconds = time.perf_counter() - start
     pairs: list[tuple[Tree, Tree]] = []
     for g, p in zip(gold, parsed, strict=True):
         if g.tree is None or p.tree is None:  # gold is filtered above; the parser must build trees
-            raise ValueError(f"parser {cfg.parser.name!r} gave no constituency tree for {' '.join(g.words)!r}")
+            raise ValueError(f"parser {pcfg.name!r} gave no constituency tree for {' '.join(g.words)!r}")
         pairs.append((g.tree, p.tree))
     counts = evalb_corpus(pairs)
     result = {
-        "dataset": acfg.dataset, "split": acfg.split, "documents": len(docs), "excluded_prefixes": list(exclude),
-        "parser": cfg.parser.name, "model": cfg.parser.get("model"),
+        "dataset": config.dataset, "split": config.split, "documents": len(docs), "excluded_prefixes": list(exclude),
+        "parser": pcfg.name, "model": pcfg.get("model"),
         "scoring": "evalb COLLINS.prm (punctuation by gold tag, ROOT/TOP ignored, ADVP=PRT, function tags stripped)",
         **counts.as_dict(), "parse_seconds": seconds,
     }
-    write_json(root / str(cfg.paths.parser_agreement), result)
-    tracker.log_metrics({k: v for k, v in result.items() if isinstance(v, (int, float))})
-    tracker.log_artifact(root / str(cfg.paths.parser_agreement))
+    out = ctx.path("parser_agreement")
+    write_json(out, result)
+    ctx.tracker.log_metrics({k: v for k, v in result.items() if isinstance(v, (int, float))})
+    ctx.tracker.log_artifact(str(out))
     return result

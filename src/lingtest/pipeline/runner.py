@@ -7,12 +7,14 @@ import logging
 import sys
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
-from lingtest.config import load_params
+from lingtest.config import Composed, load_params
 from lingtest.errors import LingtestError
+from lingtest.execution.context import StageContext
 from lingtest.paths import expose_to_experiment_copies, project_root
-from lingtest.tracking import suite_tags, tracked_run
+from lingtest.tracking import Tracker, suite_tags, tracked_run
 
 log = logging.getLogger("lingtest")
 
@@ -37,10 +39,7 @@ def run_stage(stage: str, fn: StageFn, argv: Sequence[str] = ()) -> Any:
                      experiment=tracking.experiment, enabled=bool(tracking.enabled), technique=technique,
                      tags=run_tags(cfg, technique, item)) as tracker:
         start = time.perf_counter()
-        kwargs = {"item": item} if "item" in inspect.signature(fn).parameters else {}
-        if item is not None and not kwargs:
-            raise LingtestError(f"stage {stage} takes no item, got {item!r}")
-        result = fn(cfg, tracker, **kwargs)
+        result = call_body(fn, StageContext(stage, cfg, tracker, item, root))
         tracker.log_metrics({"stage_seconds": time.perf_counter() - start})
         paths = (cfg.get("paths") or {}).get(technique)
         if paths is not None and hasattr(paths, "get") and paths.get("suite"):
@@ -50,6 +49,40 @@ def run_stage(stage: str, fn: StageFn, argv: Sequence[str] = ()) -> Any:
     return result
 
 
+def call_body(fn: StageFn, ctx: StageContext) -> Any:
+    """Call a stage body: ``fn(ctx, [config=...], [item=...])``, ``config`` validated into the type its
+    annotation names (a :class:`lingtest.config.Section`) before the body runs. A body of the older form
+    ``fn(cfg, tracker, [item])`` is called so."""
+    import typing
+
+    params = inspect.signature(fn).parameters
+    kwargs: dict[str, Any] = {}
+    if "item" in params:
+        if ctx.item is None and params["item"].default is inspect.Parameter.empty:
+            raise LingtestError(f"stage {ctx.name} needs an item (python -m lingtest.pipeline.stage {ctx.name} ITEM)")
+        kwargs["item"] = ctx.item
+    elif ctx.item is not None:
+        raise LingtestError(f"stage {ctx.name} takes no item, got {ctx.item!r}")
+    if "config" in params:
+        model = typing.get_type_hints(fn)["config"]
+        kwargs["config"] = model.from_config(ctx.cfg)
+    if "ctx" in params:
+        return fn(ctx, **kwargs)
+    return fn(ctx.cfg, ctx.tracker, **kwargs)
+
+
+def run_body(fn: StageFn, cfg: Composed, tracker: Tracker | None = None, item: str | None = None,
+             root: Path | None = None) -> Any:
+    """Call a stage body outside DVC and MLflow (tests, notebooks): ``cfg`` a composed config,
+    ``tracker`` default a :class:`~lingtest.tracking.NullTracker`."""
+    from lingtest.tracking import NullTracker
+
+    name = getattr(fn, "__name__", "stage").removesuffix("_stage")
+    ctx = StageContext(name, cfg, tracker if tracker is not None else NullTracker(), item,
+                       root if root is not None else project_root())
+    return call_body(fn, ctx)
+
+
 def stage_technique(fn: StageFn) -> str:
     """``lingtest.<technique>.stages`` -> ``<technique>``; the shared glue (``lingtest.pipeline``) is
     ``pipeline``."""
@@ -57,7 +90,7 @@ def stage_technique(fn: StageFn) -> str:
     return parts[1] if len(parts) > 2 and parts[0] == "lingtest" else "pipeline"
 
 
-def run_tags(cfg: Any, technique: str, item: str | None) -> dict[str, str]:
+def run_tags(cfg: Composed, technique: str, item: str | None) -> dict[str, str]:
     """``dvc_item`` for a ``foreach`` stage, ``system`` when the item is one of the technique's
     systems under test, and the corpus."""
     tags = {"technique": technique}

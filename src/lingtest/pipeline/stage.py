@@ -13,8 +13,8 @@ import sys
 
 from lingtest.registry import Registry
 
-STAGES: Registry = Registry("stage")
-for _name, _target in {
+#: stage name -> ``module:function`` of its body (what :mod:`lingtest.pipeline.deps` follows)
+TARGETS: dict[str, str] = {
     "download": "lingtest.pipeline.data:download_stage",
     "prepare": "lingtest.pipeline.data:prepare_stage",
     "parse": "lingtest.pipeline.data:parse_stage",
@@ -38,7 +38,7 @@ for _name, _target in {
     "contracat_report": "lingtest.contracat.stages:report_stage",
     "coref_train": "lingtest.coref_training.stages:train_stage",
     "coref_train_report": "lingtest.coref_training.stages:report_stage",
-    "train_ner": "lingtest.pipeline.train_ner:train_ner_stage",
+    "train_ner": "lingtest.tin.train_ner:train_ner_stage",
     "train_classifier": "lingtest.s2lct.classifier_stages:train_classifier_stage",
     "s2lct_coverage": "lingtest.s2lct.classifier_stages:coverage_stage",
     "s2lct_coverage_hub": "lingtest.s2lct.classifier_stages:coverage_stage",  # the same body, for hub systems
@@ -54,7 +54,9 @@ for _name, _target in {
     "tin_repair": "lingtest.tin.stages:repair_stage",
     "tin_baseline": "lingtest.tin.stages:baseline_stage",
     "tin_report": "lingtest.tin.stages:report_stage",
-}.items():
+}
+STAGES: Registry = Registry("stage")
+for _name, _target in TARGETS.items():
     STAGES.register_lazy(_name, _target)
 
 

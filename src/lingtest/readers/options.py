@@ -5,7 +5,8 @@
 * ``readers.limits``: the safety caps on hostile or broken input (``max_depth``,
   ``max_member_bytes``, ``max_archive_bytes``, ``max_items``); each reader gets the caps it takes;
 * ``readers.options.<format>``: every other option of the reader registered as ``<format>``
-  (a cap set here wins over ``readers.limits`` for that format).
+  (a cap set here wins over ``readers.limits`` for that format). A reader outside lingtest is named
+  by its import path (``format: mypackage.module:read``) and takes its options from the dataset's.
 
 A dataset's ``options`` (and a split's) override them. :func:`reader_options` merges the three and
 raises :class:`~lingtest.errors.ConfigError` naming an option the reader does not take, or one it
@@ -42,10 +43,10 @@ def reader_options(fmt: str, readers_cfg: Mapping[str, Any], *layers: Mapping[st
     params = _keyword_options(READERS.get(fmt))
     limits = dict(readers_cfg.get("limits") or {})
     all_options = readers_cfg.get("options") or {}
-    if fmt not in all_options:
+    if fmt not in all_options and ":" not in fmt:  # a reader given by import path takes the dataset's options
         raise ConfigError(f"readers.options.{fmt} is not configured (conf/datasets.yaml): every reader's "
                           f"options are listed there")
-    own = dict(all_options[fmt] or {})
+    own = dict(all_options.get(fmt) or {})
     out = {k: v for k, v in limits.items() if k in params}
     for name, layer in ((f"readers.options.{fmt}", own), *((where or "options", dict(x)) for x in layers)):
         unknown = sorted(set(layer) - set(params))

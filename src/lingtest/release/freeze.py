@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from lingtest.config import Composed
 from lingtest.errors import InputError
 from lingtest.release.provenance import sha256_file
 from lingtest.release.suites import SuiteRef
@@ -78,7 +79,7 @@ def read_provenance(directory: Path) -> dict[str, Any]:
     return data
 
 
-def build(suite: SuiteRef, version: str, cfg: Any, root: Path, target: Path) -> tuple[int, str, str]:
+def build(suite: SuiteRef, version: str, cfg: Composed, root: Path, target: Path) -> tuple[int, str, str]:
     """Write the release files into the empty folder ``target``; returns (records, data file, suite sha256)."""
     import pyarrow.parquet as pq
 
@@ -119,7 +120,7 @@ def build(suite: SuiteRef, version: str, cfg: Any, root: Path, target: Path) -> 
     return len(rows), data_file, sha
 
 
-def freeze(suite: SuiteRef, version: str, cfg: Any, root: Path, out_root: Path | None = None) -> Release:
+def freeze(suite: SuiteRef, version: str, cfg: Composed, root: Path, out_root: Path | None = None) -> Release:
     """Freeze ``suite`` as ``version`` under ``out_root`` (default ``<root>/<release.dir>``)."""
     version = check_version(version)
     out_root = out_root or root / str(cfg.release.dir)

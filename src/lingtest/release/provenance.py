@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from lingtest.config import Composed
 from lingtest.errors import InputError
 from lingtest.release.records import dumps
 from lingtest.release.suites import SuiteRef
@@ -39,20 +40,10 @@ def md5_file(path: Path) -> str:
 
 
 def read_lock(root: Path) -> dict[str, Any]:
-    """``dvc.lock``'s stages (empty when there is none)."""
-    import yaml
+    """The stages of the pipeline's ``dvc.lock`` files (empty when there is none)."""
+    from lingtest.dvcfiles import read_locks
 
-    path = root / "dvc.lock"
-    if not path.exists():
-        return {}
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except yaml.YAMLError as exc:
-        raise InputError(f"not YAML: {exc}", path=path) from None
-    stages = data.get("stages", {})
-    if not isinstance(stages, dict):
-        raise InputError("stages is not a mapping", path=path, field="stages")
-    return stages
+    return read_locks(root)
 
 
 def _hash_of(entry: Mapping[str, Any]) -> str:
@@ -105,7 +96,7 @@ def manifest_summary(root: Path, dataset: str, manifests_dir: str) -> dict[str, 
             "files": dict(sorted((data.get("files") or {}).items()))}
 
 
-def collect(suite: SuiteRef, cfg: Any, root: Path, *, records: int) -> dict[str, Any]:
+def collect(suite: SuiteRef, cfg: Composed, root: Path, *, records: int) -> dict[str, Any]:
     """The provenance of ``suite`` as written into ``provenance.json`` and the card."""
     from omegaconf import OmegaConf
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from lingtest.config import Composed
 from lingtest.errors import InputError
 
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
@@ -32,7 +32,7 @@ def suite_name(technique: str, path: Path) -> str:
     return technique if path.stem == technique else f"{technique}-{path.stem}"
 
 
-def configured_suites(cfg: Any, root: Path) -> dict[str, tuple[str, Path]]:
+def configured_suites(cfg: Composed, root: Path) -> dict[str, tuple[str, Path]]:
     """Suite name -> (technique, file) for every suite the config names: ``paths.<technique>.suite``
     and ``.cases`` (a JSONL file of test cases) and every ``*.jsonl`` in ``paths.<technique>.suites``
     (a folder of suites; other layouts in it, such as ContraPro's text release, are not suites)."""
@@ -60,7 +60,7 @@ def _relative(path: Path, root: Path) -> str:
         return str(path.resolve())
 
 
-def resolve_suite(spec: str, cfg: Any, root: Path, *, name: str | None = None) -> SuiteRef:
+def resolve_suite(spec: str, cfg: Composed, root: Path, *, name: str | None = None) -> SuiteRef:
     """``spec``: a technique with one suite (``adversarial``), a suite name (``adversarial-ontogum``,
     ``s2lct-sentiment``) or a file path."""
     suites = configured_suites(cfg, root)

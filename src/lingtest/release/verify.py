@@ -19,6 +19,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lingtest.dvcfiles import stage_address
 from lingtest.errors import InputError, LingtestError
 from lingtest.release.freeze import CHECKSUMS, read_provenance
 from lingtest.release.provenance import sha256_file
@@ -155,9 +156,9 @@ def regenerate(release_dir: Path, root: Path, *, keep: bool = False) -> Regenera
         # suite's stage itself, forced and without DVC's run cache, so that it really runs again
         subprocess.run([*dvc, "checkout", "--quiet"], cwd=clone, env=env, capture_output=True)
         for upstream in _missing_upstream(clone, str(pipe["stage"])):
-            _run([*dvc, "repro", "--quiet", upstream], cwd=clone, env=env)
-        _run([*dvc, "repro", "--quiet", "--force", "--single-item", "--no-run-cache", str(pipe["stage"])],
-             cwd=clone, env=env)
+            _run([*dvc, "repro", "--quiet", stage_address(clone, upstream)], cwd=clone, env=env)
+        _run([*dvc, "repro", "--quiet", "--force", "--single-item", "--no-run-cache",
+              stage_address(clone, str(pipe["stage"]))], cwd=clone, env=env)
         out = clone / suite_rel
         if not out.is_file():
             raise LingtestError(f"dvc repro {pipe['stage']} did not write {suite_rel}")

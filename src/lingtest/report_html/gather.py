@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from lingtest.config import Composed
 from lingtest.errors import InputError
 
 
@@ -104,7 +105,7 @@ def gather_section(technique: str, paths: Any, root: Path, *, max_cases: int, ma
     return sec
 
 
-def gather(cfg: Any, root: Path) -> list[Section]:
+def gather(cfg: Composed, root: Path) -> list[Section]:
     """Every technique in ``cfg.paths`` with outputs, in config order."""
     out = []
     for technique, paths in cfg.paths.items():

@@ -10,6 +10,7 @@ float32 vectors, so a dot product is a cosine similarity; :func:`cosine` and
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -124,11 +125,11 @@ def paired_cosine(a: Any, b: Any) -> np.ndarray:
     return np.sum(_unit(a) * _unit(b), axis=-1)
 
 
-def embedder_from_config(cfg: Any) -> SentenceTransformerEmbedder:
+def embedder_from_config(cfg: Mapping[str, Any]) -> SentenceTransformerEmbedder:
     """Build the embedder described by the ``resources`` config group (``cfg.embedder``)."""
     from lingtest.resources import EMBEDDERS
 
     e = cfg["embedder"]
-    device = pick_device(e.get("device") or cfg.get("device") or "auto")
+    device = pick_device(e["device"] or cfg["device"])
     bs = resolve_batch_size(None, device, cpu=e["batch_size_cpu"], cuda=e["batch_size_cuda"])
     return EMBEDDERS.get(e["kind"])(e["model"], device=device, batch_size=bs)

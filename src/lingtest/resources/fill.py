@@ -19,19 +19,27 @@ and entity relabelling, CREST's candidates, the word-substitution baselines):
 English masked LM ships offline; :class:`WordNetVectorsFillProposer` puts the offline proposer
 (CREST's WordNet and word-vector candidates ranked by the causal LM, :mod:`lingtest.resources.candidates`)
 behind the same protocol.
+
+Built from a technique's ``fill`` section (``tin.fill``, ``s2lct.expansion.fill``) by
+:func:`fill_component`: ``kind`` names a registered proposer (:data:`FILL_PROPOSERS`, or a technique's own
+registry), whose ``Config`` declares the keys of the section it reads and whose ``from_config(config,
+parts)`` builds it; ``parts`` is the technique's holder of shared models (:class:`FillParts`).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from lingtest.config import Block
 from lingtest.registry import Registry
 
-__all__ = ["Fill", "FillProposer", "FillProposerBase", "FillRequest", "MaskedLMFillProposer", "SubwordFill",
-           "SubwordFillProposer", "WordNetVectorsFillProposer", "check_request", "FILL_PROPOSERS"]
+__all__ = ["Fill", "FillParts", "FillProposer", "FillProposerBase", "FillRequest", "MaskedLMFillConfig",
+           "MaskedLMFillProposer", "MaskedLMOptions", "RankerOptions", "SubwordFill", "SubwordFillProposer",
+           "WordNetVectorsFillConfig", "WordNetVectorsFillProposer", "check_request", "fill_component",
+           "FILL_PROPOSERS"]
 
 #: ``(tokens, position)``: replace ``tokens[position]``
 FillRequest = tuple[Sequence[str], int]
@@ -86,6 +94,53 @@ def check_request(tokens: Sequence[str], position: int, k: int) -> None:
         raise ValueError(f"k must be positive, got {k}")
 
 
+class FillParts(Protocol):
+    """What a fill proposer's ``from_config`` may take from the technique that builds it (TIN:
+    :class:`lingtest.tin.components.Parts`)."""
+
+    @property
+    def parser(self) -> Any:
+        """The configured parser (``cfg.parser``, behind the parse cache)."""
+        ...
+
+    def lm_scorer(self, dtype: str | None) -> Any:
+        """A causal-LM scorer of ``resources.lm`` computing in ``dtype`` (null: ``resources.lm.dtype``)."""
+        ...
+
+
+def fill_component(registry: Registry, section: Any, where: str, *, shared: Sequence[str]) -> tuple[Any, Any]:
+    """The proposer class that ``section.kind`` names in ``registry`` and its validated ``Config``.
+
+    ``section``: a technique's fill section at ``where`` (e.g. ``tin.fill``). Its keys are ``kind``, the
+    ``shared`` keys the technique reads itself, and those of the registered proposers' ``Config``s (each
+    ``Config``'s fields are keys of the section; every proposer's keys stay in conf/, so that switching
+    ``kind`` is one override). Any other key is a :class:`~lingtest.errors.ConfigError` naming it, as is a
+    missing, unknown or mistyped key of the chosen proposer's ``Config``."""
+    from lingtest.config import to_plain, validate
+    from lingtest.errors import ConfigError
+
+    data = to_plain(section)
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"{where} must be a mapping")
+    kind = data.get("kind")
+    if not isinstance(kind, str) or kind not in registry:
+        raise ConfigError(f"{where}.kind: unknown {registry.kind} {kind!r}; known: {', '.join(registry.names())}")
+    keys_of = {name: list(registry.get(name).Config.model_fields) for name in registry.names()}
+    known = ["kind", *shared]
+    unknown = [k for k in data if k not in known and not any(k in keys for keys in keys_of.values())]
+    if unknown:
+        per = "; ".join(f"{name}: {', '.join(keys)}" for name, keys in keys_of.items())
+        raise ConfigError(f"{where}: unknown key(s) {', '.join(map(str, unknown))}; known: {', '.join(known)}, "
+                          f"and the keys of each {registry.kind} ({per})")
+    cls = registry.get(kind)
+    fields = cls.Config.model_fields
+    try:
+        config = validate(cls.Config, {k: v for k, v in data.items() if k in fields}, where)
+    except ConfigError as exc:
+        raise ConfigError(f"{exc} ({registry.kind} {kind!r})") from None
+    return cls, config
+
+
 class FillProposerBase:
     """``propose`` in terms of ``propose_many``."""
 
@@ -105,6 +160,22 @@ class FillProposerBase:
 ScoreKind = Literal["logit", "prob"]
 
 
+class MaskedLMOptions(Block):
+    """A fill section's ``masked_lm``: the model (a hub id), its ``score`` unit, ``min_piece_chars`` (the
+    subword pass) and device; see :class:`MaskedLMFillProposer`."""
+
+    model: str
+    score: ScoreKind
+    min_piece_chars: int
+    device: str
+
+
+class MaskedLMFillConfig(Block):
+    """The key of a fill section that ``masked_lm`` reads."""
+
+    masked_lm: MaskedLMOptions
+
+
 class MaskedLMFillProposer(FillProposerBase):
     """Fills from a masked LM: ``tokens[position]`` is replaced by the mask token and the ``k``
     highest-scoring whole-word vocabulary entries are returned (special tokens, ``##`` pieces,
@@ -112,17 +183,26 @@ class MaskedLMFillProposer(FillProposerBase):
 
     ``scorer``: a :class:`~lingtest.resources.lm.MaskedLMScorer` (or anything with its ``model``,
     ``tokenizer``, ``device``, ``batch_size`` and ``max_length``); built lazily from ``model`` and
-    ``device`` when not given. ``score``: ``"logit"`` (the raw output logit, TIN's unit: ``> 9``
-    for mutants, ``>= 5.5`` for relabelling) or ``"prob"`` (softmax probability, CREST's unit).
+    ``device`` when not given (``model`` may be None only with a ``scorer``). Every option comes from a
+    fill section's ``masked_lm`` (``tin.fill.masked_lm``, ``s2lct.expansion.fill.masked_lm``). ``score``:
+    ``"logit"`` (the raw output logit, TIN's unit: ``> 9`` for mutants, ``>= 5.5`` for relabelling) or
+    ``"prob"`` (softmax probability, CREST's unit).
     ``min_piece_chars``: the subword pass masks only pieces with more than this many characters
     (``##`` not counted; the TIN code uses 2). Subwords need a WordPiece tokenizer (``##``
     continuations); with another tokenizer :meth:`propose_subwords` returns nothing.
     """
 
     name = "masked_lm"
+    Config = MaskedLMFillConfig
+
+    @classmethod
+    def from_config(cls, config: MaskedLMFillConfig, parts: Any) -> MaskedLMFillProposer:
+        """The model loads on first use."""
+        m = config.masked_lm
+        return cls(score=m.score, min_piece_chars=m.min_piece_chars, model=m.model, device=m.device)
 
     def __init__(self, scorer: Any = None, *, score: ScoreKind, min_piece_chars: int,
-                 model: str | None = None, device: str = "auto") -> None:
+                 model: str | None, device: str) -> None:
         if score not in ("logit", "prob"):
             raise ValueError(f"score must be 'logit' or 'prob', got {score!r}")
         if scorer is None and model is None:
@@ -287,6 +367,31 @@ class MaskedLMFillProposer(FillProposerBase):
 # ------------------------------------------------------------------------------------------------
 # offline: CREST's candidate proposers ranked by the causal LM
 # ------------------------------------------------------------------------------------------------
+class RankerOptions(Block):
+    """A fill section's ``ranker``: the :class:`~lingtest.resources.candidates.rank.LMRanker` options, the
+    ranking LM's compute precision (``dtype``; null: ``resources.lm.dtype``) and torch threads (``auto``:
+    the CPUs idle at start, N, or null: torch's default)."""
+
+    threshold: float
+    include_original: bool
+    filter_sources: tuple[str, ...]
+    window: int | None
+    left_window: int | None
+    shared_prefix: bool
+    dtype: str | None
+    threads: int | Literal["auto"] | None
+
+
+class WordNetVectorsFillConfig(Block):
+    """The keys of a fill section that ``wordnet_vectors`` reads: the options of the ``wordnet`` and
+    ``vectors`` candidate proposers (:data:`lingtest.resources.candidates.PROPOSERS`, which check them), in
+    that precedence order, and the ranker's."""
+
+    wordnet: dict[str, Any]
+    vectors: dict[str, Any]
+    ranker: RankerOptions
+
+
 class WordNetVectorsFillProposer(FillProposerBase):
     """CREST's candidates behind this protocol: ``parser`` annotates the sentence (UPOS, PTB tag,
     lemma; pass a :class:`~lingtest.parsing.cache.CachedParser`), each of ``proposers`` (CREST
@@ -302,6 +407,27 @@ class WordNetVectorsFillProposer(FillProposerBase):
 
     name = "wordnet_vectors"
     score_kind = "prob"
+    Config = WordNetVectorsFillConfig
+
+    @classmethod
+    def from_config(cls, config: WordNetVectorsFillConfig, parts: FillParts) -> WordNetVectorsFillProposer:
+        """Sets torch's threads (``ranker.threads``), then builds the ranking LM, the candidate proposers
+        and ``parts.parser``, in that order."""
+        from lingtest.resources.candidates import get_proposer
+        from lingtest.resources.candidates.rank import LMRanker
+        from lingtest.resources.threads import resolve_threads
+
+        rc = config.ranker
+        threads = resolve_threads(rc.threads)
+        if threads is not None:
+            import torch
+
+            torch.set_num_threads(threads)
+        ranker = LMRanker(parts.lm_scorer(rc.dtype or None), threshold=rc.threshold,
+                          include_original=rc.include_original, filter_sources=list(rc.filter_sources),
+                          window=rc.window, left_window=rc.left_window, shared_prefix=rc.shared_prefix)
+        proposers = [get_proposer("wordnet", **config.wordnet), get_proposer("vectors", **config.vectors)]
+        return cls(parts.parser, proposers, ranker)
 
     def __init__(self, parser: Any, proposers: Sequence[Any], ranker: Any) -> None:
         if not proposers:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import logging
 import math
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -604,22 +604,22 @@ class MaskedLMScorer:
                 f"batch_size={self.batch_size})")
 
 
-def scorer_from_config(cfg: Any) -> CausalLMScorer | MaskedLMScorer:
+def scorer_from_config(cfg: Mapping[str, Any]) -> CausalLMScorer | MaskedLMScorer:
     """Build the LM scorer described by the ``resources`` config group (``conf/resources``):
     ``cfg.lm.kind`` picks ``"causal"`` or ``"masked"`` from :data:`lingtest.resources.LM_SCORERS`."""
     from lingtest.resources import LM_SCORERS
 
     lm = cfg["lm"]
     kind = lm["kind"]
-    device = pick_device(lm.get("device") or cfg.get("device") or "auto")
+    device = pick_device(lm["device"] or cfg["device"])
     if kind == "masked":
         m = cfg["masked_lm"]
         bs = resolve_batch_size(None, device, cpu=m["batch_size_cpu"], cuda=m["batch_size_cuda"])
         return LM_SCORERS.get("masked")(m["model"], device=device, batch_size=bs,
-                                        dtype=m.get("dtype", "auto"), max_length=m.get("max_length", 256))
+                                        dtype=m["dtype"], max_length=m["max_length"])
     model = lm["model"]
-    if model == "offline-default" and lm.get("offline_model_dir"):
+    if model == "offline-default" and lm["offline_model_dir"]:
         model = lm["offline_model_dir"]
     bs = resolve_batch_size(None, device, cpu=lm["batch_size_cpu"], cuda=lm["batch_size_cuda"])
-    return LM_SCORERS.get(kind)(model, device=device, batch_size=bs, dtype=lm.get("dtype", "auto"),
-                                max_length=lm.get("max_length", 512), reduction=lm.get("reduction", "sum"))
+    return LM_SCORERS.get(kind)(model, device=device, batch_size=bs, dtype=lm["dtype"],
+                                max_length=lm["max_length"], reduction=lm["reduction"])

@@ -50,12 +50,6 @@ BASE_FILES: tuple[str, ...] = (
     "cntlist.rev", "sentidx.vrb", "sents.vrb",
 )
 SENSE_INDEX_FILES: tuple[str, ...] = ("index.sense", "cntlist", "frames.vrb")
-# what NLTK's reader cannot work without (the rest is used by individual methods)
-REQUIRED_FILES: tuple[str, ...] = (
-    "lexnames", "data.adj", "data.adv", "data.noun", "data.verb",
-    "index.adj", "index.adv", "index.noun", "index.verb",
-    "adj.exc", "adv.exc", "noun.exc", "verb.exc",
-)
 
 Source = Literal["debian", "nltk"]
 
@@ -83,10 +77,6 @@ def _copy_atomic(src: Path, dest: Path) -> None:
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
-
-
-def _is_complete(directory: Path) -> bool:
-    return all((directory / name).is_file() for name in REQUIRED_FILES)
 
 
 def nltk_download(package: str, root: Path) -> None:

@@ -1,7 +1,8 @@
-"""S2LCT: capability-based test generation (Yang et al.): capabilities as data (``conf/s2lct``),
-search predicates (:mod:`.predicates`), seeds (:mod:`.seeds`), syntax expansion (:mod:`.grammar`,
-:mod:`.fill`, :mod:`.expand`), evaluation (:mod:`.evaluate`), diversity (:mod:`.selfbleu`,
-:mod:`.diversity`); stage bodies in :mod:`.stages`, tables and plots in :mod:`.report`.
+"""S2LCT: capability-based test generation (Yang et al.): capabilities as data (``conf/s2lct``, typed by
+:mod:`.config`), search predicates (:mod:`.predicates`), seeds (:mod:`.seeds`), syntax expansion
+(:mod:`.grammar`, :mod:`.fill`, :mod:`.expand`), evaluation (:mod:`.evaluate`), diversity (:mod:`.selfbleu`,
+:mod:`.diversity`); components built from the config in :mod:`.components`, stage bodies in :mod:`.stages`
+and :mod:`.classifier_stages`, tables and plots in :mod:`.report`.
 
 Importing the package registers the ``s2lct-label`` expectation."""
 

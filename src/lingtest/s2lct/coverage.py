@@ -12,7 +12,8 @@ a test suite ``T``:
 
 :func:`coverage_curve` gives both at growing suite sizes over seeded random orders (prefixes of one
 permutation per trial, :func:`trial_orders`, so the curve of a trial is monotone and only the sampled
-texts are run through the model: CheckList's suite has over 100,000 texts); the reference code hooks more
+texts are run through the model: CheckList's suite has over 100,000 texts; :func:`sampled_coverage_curve`
+runs exactly those); the reference code hooks more
 submodules per layer (dense, LayerNorm, dropout), which ``modules`` (a regular expression over
 ``named_modules()``) can select too.
 
@@ -22,7 +23,7 @@ Everything but :func:`layer_activations` (a forward pass with hooks) is a pure n
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,7 +32,7 @@ import numpy as np
 from lingtest.errors import ConfigError
 
 __all__ = ["Bounds", "corner_neurons", "coverage", "coverage_curve", "hooked_modules", "layer_activations",
-           "neuron_bounds", "trial_orders"]
+           "neuron_bounds", "sampled_coverage_curve", "trial_orders"]
 
 
 @dataclass(frozen=True)
@@ -107,6 +108,18 @@ def coverage_curve(activations: np.ndarray, bounds: Bounds, sizes: Sequence[int]
         out[metric] = {"median": [float(v) for v in np.median(values, axis=0)] if len(orders) else [],
                        "trials": values.tolist()}
     return out
+
+
+def sampled_coverage_curve(texts: Sequence[str], activations: Callable[[list[str]], np.ndarray], bounds: Bounds,
+                           sizes: Sequence[int], trials: int, seed: int) -> dict[str, Any]:
+    """:func:`coverage_curve` of ``texts`` over ``trials`` seeded orders (:func:`trial_orders`), computing
+    ``activations(texts)`` (texts × neurons) only for the texts the orders reach, each once, in text
+    order."""
+    usable, orders = trial_orders(len(texts), sizes, trials, seed)
+    needed = sorted({int(i) for order in orders for i in order})
+    row = {i: r for r, i in enumerate(needed)}
+    acts = activations([texts[i] for i in needed])
+    return coverage_curve(acts, bounds, usable, [np.array([row[int(i)] for i in o]) for o in orders])
 
 
 def hooked_modules(net: Any, pattern: str) -> list[tuple[str, Any]]:

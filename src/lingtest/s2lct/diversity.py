@@ -6,7 +6,7 @@ generator seeded by ``(seed, group, size, trial)``; a group smaller than the siz
 each is scored, and the median over trials is reported with every trial's value. Texts are
 tokenised with NLTK's Treebank word tokenizer (the reference's ``word_tokenize`` without its
 sentence splitter) for Self-BLEU; coverage counts the distinct non-lexical productions of the
-texts' parse trees (the configured parser).
+texts' parse trees (the configured parser, each distinct text parsed once: :func:`memo_trees`).
 """
 
 from __future__ import annotations
@@ -17,17 +17,42 @@ from typing import Any
 
 import numpy as np
 
-from lingtest.data.model import stable_id
-from lingtest.s2lct.grammar import Node, production_rule_coverage
+from lingtest.data.model import TestCase, stable_id
+from lingtest.s2lct.grammar import Node, node_from_tree, production_rule_coverage
 from lingtest.s2lct.selfbleu import self_bleu
 
-__all__ = ["diversity_table", "tokenize"]
+__all__ = ["diversity_groups", "diversity_table", "memo_trees", "tokenize"]
 
 
 def tokenize(text: str) -> list[str]:
     from nltk.tokenize import TreebankWordTokenizer
 
     return TreebankWordTokenizer().tokenize(text)
+
+
+def diversity_groups(cases: Sequence[TestCase], baseline: Sequence[TestCase]) -> dict[str, list[str]]:
+    """The texts of the groups compared: ``SEED`` (the suite's seed cases), ``SEED+EXP`` (all its cases)
+    and ``baseline``, each in file order."""
+    return {"SEED": [str(x.source["text"]) for x in cases if x.meta.get("kind") == "seed"],
+            "SEED+EXP": [str(x.source["text"]) for x in cases],
+            "baseline": [str(x.source["text"]) for x in baseline]}
+
+
+def memo_trees(parser: Any) -> Callable[[list[str]], list[Node]]:
+    """``trees(texts)``: the parse tree of each text (tokenised with :func:`tokenize`; an ``EMPTY`` node
+    when the parser gives none), every distinct text parsed once, the new ones of a call in one batch in
+    sorted order."""
+    memo: dict[str, Node] = {}
+
+    def trees(texts: list[str]) -> list[Node]:
+        todo = sorted({t for t in texts if t not in memo})
+        if todo:
+            words = [tokenize(t) for t in todo]
+            for t, w, s in zip(todo, words, parser.parse(words), strict=True):
+                memo[t] = node_from_tree(s.tree, w) if s.tree is not None else Node("EMPTY")
+        return [memo[t] for t in texts]
+
+    return trees
 
 
 def _pick(n: int, size: int, seed: int, *parts: Any) -> list[int]:

@@ -12,7 +12,7 @@ the way the paper does and passes when the label is one of the expected ones:
 The thresholds are run options (``conf/s2lct`` ``evaluate``), not part of the suite.
 :func:`capability_metrics` counts, per capability: cases, failures and failure rate of the seeds,
 the expansions and both together, and pass-to-fail (an expansion that fails while its seed case
-passes), and the same counts for the baseline's cases.
+passes), and the same counts for the baseline's cases; :func:`capability_totals` sums them.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from lingtest.data.model import TestCase
 from lingtest.suite.expectations import Expectation, Verdict, expectation
 from lingtest.systems.tasks import Task
 
-__all__ = ["S2LCTLabel", "capability_metrics", "predicted_label"]
+__all__ = ["S2LCTLabel", "capability_metrics", "capability_totals", "predicted_label"]
 
 EXPECTATION = "s2lct-label"
 
@@ -103,3 +103,12 @@ def capability_metrics(cases: Sequence[TestCase], passed: Sequence[bool],
         r["exp_fail_rate"] = _rate(r["exp_fail"], r["exps"])
         r["baseline_fail_rate"] = _rate(r["baseline_fail"], r["baseline"])
     return out
+
+
+#: the counts of :func:`capability_metrics` that :func:`capability_totals` sums
+TOTALS = ("seeds", "seed_fail", "exps", "exp_fail", "pass_to_fail", "baseline", "baseline_fail")
+
+
+def capability_totals(caps: Mapping[str, Mapping[str, Any]]) -> dict[str, int]:
+    """The counts of :func:`capability_metrics` summed over the capabilities."""
+    return {k: sum(int(r[k]) for r in caps.values()) for k in TOTALS}

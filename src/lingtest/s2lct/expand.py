@@ -13,20 +13,25 @@ For a found sentence with its tree, :class:`Expander`
 4. validates each tried filling: the tagger's tag of every filled word in context equals its
    mask's tag, and every given search predicate holds of the filled sentence (with the seed's
    label); the first ``keep`` valid fillings per masked sentence are the expansions.
+
+Around it: :func:`expansion_targets` (the found sentences of a suite's seed cases to expand, each with
+the search predicates its expansions must keep) and :func:`expansion_cases` (the seed cases again around
+each expansion).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from lingtest.s2lct.fill import mask_token
 from lingtest.s2lct.grammar import MaskedSentence, ReferenceCFG, masked_sentences
-from lingtest.s2lct.predicates import Knowledge, Predicate, SearchSentence
-from lingtest.s2lct.seeds import Found, rng_for, sample
+from lingtest.s2lct.predicates import Knowledge, Predicate, SearchSentence, parse_predicate
+from lingtest.s2lct.seeds import Found, GenCase, expansion_case, rng_for, sample
+from lingtest.s2lct.spec import SuiteSpec
 
-__all__ = ["Expander", "Expansion", "ExpansionStats"]
+__all__ = ["Expander", "Expansion", "ExpansionStats", "expansion_cases", "expansion_targets"]
 
 #: ``tag(list of word lists) -> list of tag lists`` (the configured parser's PTB tags)
 Tagger = Callable[[list[list[str]]], list[list[str]]]
@@ -87,14 +92,7 @@ class Expander:
         self.keep = int(keep)
         self.seed = int(seed)
 
-    # -- step 1 -------------------------------------------------------------------------------
-    def masks_of(self, found: Found) -> list[MaskedSentence]:
-        if found.tree is None:
-            return []
-        ms = masked_sentences(found.tree, self.reference, top=self.top_masks, max_masks=self.max_masks)
-        return sample(ms, self.max_masked, rng_for(self.seed, "masked", found.sentence.id))
-
-    # -- steps 2-4 ----------------------------------------------------------------------------
+    # -- steps 1-4 ----------------------------------------------------------------------------
     def expand(self, items: Sequence[tuple[Found, Sequence[Predicate]]], knowledge: Knowledge,
                stats: ExpansionStats | None = None) -> dict[str, list[Expansion]]:
         """Expansions of each found sentence (by id) that satisfy all of its predicates."""
@@ -173,3 +171,39 @@ class Expander:
         st.expansions += sum(len(v) for v in out.values())
         st.seeds_expanded += len(out)
         return out
+
+
+def expansion_targets(spec: SuiteSpec, used: Mapping[tuple[str, int], Sequence[Found]], *, suite: str, seed: int,
+                      max_seeds: int | None) -> list[tuple[Found, list[Predicate]]]:
+    """The found sentences to expand: those the seed cases use (``used``: per ``(capability, rule)``, from
+    :func:`~lingtest.s2lct.seeds.seed_cases`), at most ``max_seeds`` of them (a seeded choice, in sentence
+    id order; null: all), each with the search predicates of the rules that use it (each once, first seen
+    first): its expansions must satisfy all of them."""
+    preds: dict[str, list[Predicate]] = {}
+    found: dict[str, Found] = {}
+    for (cid, ri), hits in used.items():
+        rule = spec.capabilities[cid].rules[ri]
+        for h in hits:
+            found.setdefault(h.sentence.id, h)
+            lst = preds.setdefault(h.sentence.id, [])
+            pred = parse_predicate(rule.search)
+            if pred not in lst:
+                lst.append(pred)
+    ids = sample(sorted(found), max_seeds, rng_for(seed, suite, "expand"))
+    return [(found[i], preds[i]) for i in ids]
+
+
+def expansion_cases(spec: SuiteSpec, seeds: Sequence[GenCase],
+                    expansions: Mapping[str, Sequence[Expansion]]) -> list[GenCase]:
+    """Every seed case around each expansion of its found sentence (the seeds in order, then the
+    expansions in order; :func:`~lingtest.s2lct.seeds.expansion_case`), with the masked sentence, the fills
+    and the masks' tags in ``meta``; a seed whose ``replace`` no longer applies gets none."""
+    out: list[GenCase] = []
+    for s in seeds:
+        rule = spec.capabilities[s.capability].rules[s.rule]
+        for e in expansions.get(s.seed_id, []):
+            case = expansion_case(s, rule, e.text)
+            if case is not None:
+                case.meta.update({"masked": e.masked, "fills": list(e.fills), "mask_tags": list(e.tags)})
+                out.append(case)
+    return out

@@ -5,7 +5,8 @@ A request is ``(tokens, position)`` where ``tokens[position]`` is a mask placeho
 (:func:`mask_token`); the other masks of the sentence are left out of the request's tokens.
 
 * :class:`TaggedLexicon`: word counts per PTB tag from tagged corpora (gold trees or parsed
-  corpora), the ``max_per_tag`` most frequent words seen at least ``min_count`` times per tag.
+  corpora), lower-cased when ``lowercase``, the ``max_per_tag`` most frequent words seen at least
+  ``min_count`` times per tag.
 * :class:`LexiconLMFillProposer` (``lexicon_lm``): the ``max_candidates`` most frequent lexicon words
   for the mask's tag that pass ``prefilter`` (S2LCT: alphanumeric and SentiWordNet-neutral, checked
   before the LM to save work) and are not already in the sentence, scored by the causal LM as
@@ -13,6 +14,9 @@ A request is ``(tokens, position)`` where ``tokens[position]`` is a mask placeho
   only the differences matter: ``score_kind`` ``"logprob"``), best first.
 * :class:`MaskedLMFill` (``masked_lm``): the shared masked-LM proposer at the placeholder
   (the reference uses ``roberta-base``).
+
+Both are registered in :data:`lingtest.s2lct.components.FILL_PROPOSERS` and built from
+``s2lct.expansion.fill`` by their ``from_config`` (``Config``: the keys of that section each reads).
 """
 
 from __future__ import annotations
@@ -22,9 +26,18 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from lingtest.resources.fill import Fill, FillProposerBase, FillRequest, check_request
+from lingtest.config import Block
+from lingtest.resources.fill import (
+    Fill,
+    FillProposerBase,
+    FillRequest,
+    MaskedLMFillConfig,
+    MaskedLMFillProposer,
+    check_request,
+)
 
-__all__ = ["LexiconLMFillProposer", "MaskedLMFill", "TaggedLexicon", "mask_tag", "mask_token"]
+__all__ = ["LexiconLMFillConfig", "LexiconLMFillProposer", "LexiconOptions", "MaskedLMFill", "TaggedLexicon",
+           "mask_tag", "mask_token"]
 
 _MASK_RE = re.compile(r"^\{([^{}\s]+)\}$")
 
@@ -43,7 +56,7 @@ class TaggedLexicon:
     """Words per PTB tag, most frequent first (ties: alphabetical)."""
 
     def __init__(self, pairs: Iterable[tuple[str, str]], *, min_count: int, max_per_tag: int | None,
-                 lowercase: bool = True) -> None:
+                 lowercase: bool) -> None:
         counts: dict[str, Counter[str]] = {}
         for word, tag in pairs:
             if not word or not tag:
@@ -69,9 +82,41 @@ def _request_tag(tokens: Sequence[str], position: int) -> str:
     return tag
 
 
+class LexiconOptions(Block):
+    """``s2lct.expansion.fill.lexicon``: the prepared corpora whose (word, PTB tag) pairs make the
+    :class:`TaggedLexicon`, its ``min_count`` and ``max_per_tag`` (null: no limit), and ``lowercase``
+    (the words lower-cased before they are counted)."""
+
+    corpora: tuple[str, ...]
+    min_count: int
+    max_per_tag: int | None
+    lowercase: bool
+
+
+class LexiconLMFillConfig(Block):
+    """The keys of ``s2lct.expansion.fill`` that ``lexicon_lm`` reads: the lexicon, the words after the mask
+    the LM scores (``lm_window``; null: the whole sentence) and the lexicon words per mask it ranks
+    (``lm_candidates``; null: all)."""
+
+    lexicon: LexiconOptions
+    lm_window: int | None
+    lm_candidates: int | None
+
+
 class LexiconLMFillProposer(FillProposerBase):
     name = "lexicon_lm"
     score_kind = "logprob"
+    Config = LexiconLMFillConfig
+
+    @classmethod
+    def from_config(cls, config: LexiconLMFillConfig, parts: Any) -> LexiconLMFillProposer:
+        """``parts`` (:class:`lingtest.s2lct.components.FillParts`): the tagged words of the lexicon's
+        corpora, the causal LM of ``resources.lm`` and S2LCT's prefilter."""
+        lc = config.lexicon
+        lexicon = TaggedLexicon(parts.tagged_words(lc.corpora), min_count=lc.min_count, max_per_tag=lc.max_per_tag,
+                                lowercase=lc.lowercase)
+        return cls(lexicon, parts.lm_scorer(None), window=config.lm_window, max_candidates=config.lm_candidates,
+                   prefilter=parts.prefilter)
 
     def __init__(self, lexicon: TaggedLexicon, scorer: Any, *, window: int | None, max_candidates: int | None,
                  prefilter: Callable[[str, str], bool] | None = None) -> None:
@@ -124,6 +169,12 @@ class MaskedLMFill(FillProposerBase):
 
     name = "masked_lm"
     score_kind = "prob"
+    Config = MaskedLMFillConfig
+
+    @classmethod
+    def from_config(cls, config: MaskedLMFillConfig, parts: Any) -> MaskedLMFill:
+        """The shared masked-LM proposer of ``masked_lm`` (loaded on first use), S2LCT's prefilter."""
+        return cls(MaskedLMFillProposer.from_config(config, parts), prefilter=parts.prefilter)
 
     def __init__(self, proposer: Any, *, prefilter: Callable[[str, str], bool] | None = None) -> None:
         self.proposer = proposer

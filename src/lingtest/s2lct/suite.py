@@ -5,20 +5,26 @@ A case: ``technique`` ``s2lct``, ``relation`` ``seed`` / ``exp`` / ``baseline``,
 ``{"text": ...}``, ``expected`` ``{"name": "s2lct-label", "labels": [...]}``; ``meta`` holds the
 suite, capability, rule, kind, the found sentence (``sent``) and, for an expansion, its seed case
 (``parent``), the masked sentence and the fills.
+
+:func:`in_capability_order` orders a suite's cases (seeds, then expansions, each by capability),
+:func:`capability_counts` counts them per capability, :func:`suite_texts` reads the distinct texts of a
+suite (or corpus) file back.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Any
 
-from lingtest.data.model import Provenance, TestCase, stable_id
+from lingtest.data.io import read_header, read_jsonl
+from lingtest.data.model import Document, Provenance, TestCase, stable_id
 from lingtest.errors import InputError
 from lingtest.s2lct.evaluate import EXPECTATION
 from lingtest.s2lct.seeds import GenCase
 from lingtest.s2lct.spec import SuiteSpec
 
-__all__ = ["baseline_cases", "to_test_case"]
+__all__ = ["baseline_cases", "capability_counts", "in_capability_order", "suite_texts", "to_test_case"]
 
 _HATECHECK = {"hateful": "hate", "non-hateful": "non-hate"}
 
@@ -93,3 +99,52 @@ def baseline_cases(suite: str, spec: SuiteSpec, records: Iterable[Any], *, datas
 
 def texts(cases: Sequence[TestCase]) -> list[str]:
     return [str(c.source["text"]) for c in cases]
+
+
+def in_capability_order(spec: SuiteSpec, seeds: Sequence[GenCase], exps: Sequence[GenCase]) -> list[GenCase]:
+    """The suite's cases: the seed cases, then the expansion cases, each sorted (stably) by the order of
+    their capability in the spec."""
+    order = {cid: i for i, cid in enumerate(spec.capabilities)}
+    return sorted(seeds, key=lambda x: order[x.capability]) + sorted(exps, key=lambda x: order[x.capability])
+
+
+def capability_counts(spec: SuiteSpec, cases: Iterable[GenCase],
+                      baseline: Iterable[TestCase]) -> dict[str, dict[str, int]]:
+    """Per capability of the spec (in spec order): its seed cases, expansion cases and baseline cases."""
+    per_cap: dict[str, dict[str, int]] = {cid: {"seeds": 0, "exps": 0, "baseline": 0} for cid in spec.capabilities}
+    for g in cases:
+        per_cap[g.capability]["seeds" if g.kind == "seed" else "exps"] += 1
+    for b in baseline:
+        per_cap[str(b.meta["capability"])]["baseline"] += 1
+    return per_cap
+
+
+def _record(d: dict[str, Any]) -> TestCase | Document:
+    if "source" in d:
+        return TestCase.from_dict(d)
+    if "sentences" in d:
+        return Document.from_dict(d)
+    raise ValueError("expected a test case (with 'source') or a document (with 'sentences')")
+
+
+def suite_texts(path: str | Path) -> list[str]:
+    """The distinct texts of a suite or corpus file (test cases or documents, e.g. a prepared CheckList
+    or HateCheck split), in file order: for a test case the ``text`` and ``texts`` of its source and
+    follow-up payloads, for a document its words joined by spaces."""
+    path = Path(path)
+    read_header(path)  # a lingtest JSONL file
+    seen: dict[str, None] = {}
+    for record in read_jsonl(path, _record):
+        if isinstance(record, Document):
+            texts = [" ".join(record.words)]
+        else:
+            texts = []
+            for payload in (record.source, record.followup or {}):
+                if isinstance(payload.get("text"), str):
+                    texts.append(payload["text"])
+                if isinstance(payload.get("texts"), list):
+                    texts += [t for t in payload["texts"] if isinstance(t, str)]
+        for t in texts:
+            if t.strip():
+                seen.setdefault(t, None)
+    return list(seen)

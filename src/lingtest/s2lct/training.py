@@ -32,7 +32,6 @@ from lingtest.data.model import Document
 from lingtest.errors import ConfigError, InputError
 from lingtest.resources.finetuning import (
     FineTuneConfig,
-    config_from_mapping,
     fine_tune,
     save_fine_tuned,
     seed_everything,
@@ -46,7 +45,8 @@ log = logging.getLogger(__name__)
 
 
 class TrainClassifierConfig(FineTuneConfig):
-    """The trainer (``s2lct.training.trainer``): ``base_model`` (``offline-default``: the packaged
+    """The trainer (``s2lct.training.trainer``, a typed field of
+    :class:`~lingtest.s2lct.config.S2lctConfig`): ``base_model`` (``offline-default``: the packaged
     MiniLM; a folder; a hub id), ``epochs``, ``max_length`` (subwords per text, special tokens
     included), ``batch_size``, ``learning_rate`` (AdamW peak, linear warm-up then decay to 0),
     ``warmup_ratio``, ``weight_decay`` (not on biases and LayerNorm weights), ``max_grad_norm``,
@@ -55,19 +55,16 @@ class TrainClassifierConfig(FineTuneConfig):
 
     stage = "train_classifier"
 
-    @classmethod
-    def from_mapping(cls, data: Any, where: str = "s2lct.training.trainer") -> TrainClassifierConfig:
-        result: TrainClassifierConfig = config_from_mapping(cls, data, where)
-        return result
-
 
 @dataclass(frozen=True)
 class ClassifierData:
-    """What one classifier is trained on (``s2lct.training.classifiers.<name>``): a prepared
-    ``dataset`` and its ``train_split`` / ``test_split``, ``labels`` (the dataset's document label ->
-    the classifier's label), ``drop`` (dataset labels whose documents are left out, e.g. HateXplain's
-    ``undecided`` posts without a majority), ``max_train`` (a seeded sample of at most this many
-    training texts; null: all) and ``lowercase``."""
+    """What one classifier is trained on (``s2lct.training.classifiers.<name>``; also the ``bounds`` of a
+    coverage system): a prepared ``dataset`` and its ``train_split`` / ``test_split``, ``labels`` (the
+    dataset's document label -> the classifier's label, onto at least two labels), ``drop`` (dataset
+    labels whose documents are left out, e.g. HateXplain's ``undecided`` posts without a majority),
+    ``max_train`` (a seeded sample of at most this many training texts, at least 2; null: all) and
+    ``lowercase``. Field types are checked where the config is validated
+    (:class:`~lingtest.s2lct.config.S2lctConfig`), the values here."""
 
     dataset: str
     train_split: str
@@ -77,37 +74,16 @@ class ClassifierData:
     max_train: int | None
     lowercase: bool
 
-    @classmethod
-    def from_mapping(cls, data: Any, where: str) -> ClassifierData:
-        from lingtest.config import to_plain
-
-        data = to_plain(data)
-        if not isinstance(data, Mapping):
-            raise ConfigError(f"{where} must be a mapping")
-        names = ("dataset", "train_split", "test_split", "labels", "drop", "max_train", "lowercase")
-        unknown = sorted(set(data) - set(names))
-        missing = sorted(set(names) - set(data))
-        if unknown or missing:
-            raise ConfigError(f"{where}: unknown key(s) {unknown}, missing key(s) {missing}")
-        labels = data["labels"]
-        if not isinstance(labels, Mapping) or not labels or \
-                not all(isinstance(k, str) and isinstance(v, str) for k, v in labels.items()):
-            raise ConfigError(f"{where}.labels must be a non-empty mapping dataset label -> classifier label")
-        if len(set(labels.values())) < 2:
-            raise ConfigError(f"{where}.labels must map onto at least two classifier labels")
-        drop = data["drop"]
-        if not isinstance(drop, list) or not all(isinstance(d, str) for d in drop):
-            raise ConfigError(f"{where}.drop must be a list of dataset labels")
-        m = data["max_train"]
-        if m is not None and (isinstance(m, bool) or not isinstance(m, int) or m < 2):
-            raise ConfigError(f"{where}.max_train must be an integer >= 2 or null, got {m!r}")
+    def __post_init__(self) -> None:
         for key in ("dataset", "train_split", "test_split"):
-            if not isinstance(data[key], str) or not data[key]:
-                raise ConfigError(f"{where}.{key} must be a non-empty string")
-        if not isinstance(data["lowercase"], bool):
-            raise ConfigError(f"{where}.lowercase must be true or false")
-        return cls(dataset=data["dataset"], train_split=data["train_split"], test_split=data["test_split"],
-                   labels=dict(labels), drop=tuple(drop), max_train=m, lowercase=data["lowercase"])
+            if not getattr(self, key):
+                raise ConfigError(f"{key} must be a non-empty string")
+        if not self.labels:
+            raise ConfigError("labels must be a non-empty mapping dataset label -> classifier label")
+        if len(set(self.labels.values())) < 2:
+            raise ConfigError("labels must map onto at least two classifier labels")
+        if self.max_train is not None and self.max_train < 2:
+            raise ConfigError(f"max_train must be an integer >= 2 or null, got {self.max_train!r}")
 
 
 @dataclass(frozen=True)

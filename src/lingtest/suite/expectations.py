@@ -111,8 +111,7 @@ def parse_expectation(spec: Any, where: str = "expected") -> Expectation:
 def same_output(task: Task, a: Any, b: Any, alignment: Any = None) -> bool:
     """Task-level equality of two outputs (``alignment`` maps follow-up coreference spans back)."""
     if task.name == "coref":
-        from lingtest.crest.oracle import non_singleton
-        from lingtest.data.model import clusters_as_spans
+        from lingtest.data.model import clusters_as_spans, non_singleton
 
         sa, sb = clusters_as_spans(a), clusters_as_spans(b)
         if alignment is not None:

@@ -13,6 +13,7 @@ from lingtest.data.model import TestCase
 from lingtest.errors import InputError
 from lingtest.suite.expectations import parse_expectation
 from lingtest.systems.tasks import get_task
+from lingtest.tracking import Tracker
 
 RESULT_KIND = "result"
 
@@ -78,7 +79,7 @@ def write_results(path: str | Path, results: Iterable[CaseResult], meta: Mapping
 def score_system(system: Any, name: str, cases: Sequence[TestCase], *, technique: str,
                  grade: Callable[[list[Any]], Mapping[str, Any]],
                  flatten: Callable[[Mapping[str, Any]], Mapping[str, float]],
-                 metrics_path: Path, results_path: Path, tracker: Any) -> dict[str, Any]:
+                 metrics_path: Path, results_path: Path, tracker: Tracker) -> dict[str, Any]:
     """A per-system scoring stage: run ``system`` on ``cases``, grade its outputs (one per case) into the
     metrics ``{"system", "cases", **grade(outputs)}`` written to ``metrics_path``, write the result records
     to ``results_path``, and log ``flatten(metrics)`` and the metrics file with the run tagged ``system``."""

@@ -1,6 +1,8 @@
-"""TIN's components built from the composed config (``cfg.tin``, ``cfg.resources``, ``cfg.parser``,
-``cfg.systems.ner_label_maps``): the stages and ``bench/bench_tin.py`` build them here, tests pass
-fakes to the pure functions instead.
+"""TIN's components built from the typed configuration (:class:`~lingtest.tin.config.TinConfig`) and the
+shared sections they read (``cfg.resources``, ``cfg.parser``, ``cfg.systems.ner_label_maps``): the stages and
+``bench/bench_tin.py`` build them here, tests pass fakes to the pure functions instead. Transformations and
+the fill-in proposer are chosen by name from their registries and built from their typed config
+(``tin.transformations.<name>``, ``tin.fill``).
 
 Every value comes from ``conf/`` (no defaults in code). Heavy models load lazily and once per
 process (:class:`Parts` memoises them).
@@ -10,58 +12,70 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
-from lingtest.config import to_plain
-from lingtest.errors import ConfigError, MissingResourceError
-from lingtest.paths import configured_paths
+from lingtest.errors import ConfigError
+from lingtest.execution.context import StageContext
+from lingtest.tin.config import TinConfig
 from lingtest.tin.filters import FilterConfig
 from lingtest.tin.grading import SchemeMapper
-from lingtest.tin.repair import RelabelConfig
+from lingtest.tin.transformations.base import TransformationConfig
 
 log = logging.getLogger(__name__)
 
 
+def transformation_config(config: TinConfig, name: str) -> tuple[Any, TransformationConfig]:
+    """The class registered as ``name`` in :data:`~lingtest.tin.transformations.TRANSFORMATIONS` and its
+    entry of ``tin.transformations`` (validated as its ``Config`` with the rest of the configuration)."""
+    from lingtest.tin.transformations import TRANSFORMATIONS
 
-def tin_paths(cfg: Any) -> dict[str, Path]:
-    """``cfg.paths.tin`` as absolute paths."""
-    return configured_paths(cfg.paths.tin)
-
-
-def filter_config(cfg: Any, system: str) -> FilterConfig:
-    """The filters of ``tin.filters`` with the epsilons of ``system`` (or ``default``)."""
-    f = cfg.tin.filters
-    eps = to_plain(f.epsilon)
-    table = eps.get(system, eps["default"])
-    names = list(cfg.tin.transformations)
-    missing = [n for n in names if n not in table or n not in f.semantic]
-    if missing:
-        raise ConfigError(f"tin.filters: no epsilon/semantic threshold for transformation(s) {missing}")
-    return FilterConfig(semantic_threshold=dict(to_plain(f.semantic)), epsilon=dict(table),
-                        weight_min=float(f.weight_min), weight_mean=float(f.weight_mean))
+    if name not in config.transformations:
+        raise ConfigError(f"tin.transformations.{name} is not configured; configured: "
+                          f"{', '.join(config.transformations)}")
+    return TRANSFORMATIONS.get(name), config.transformations[name]
 
 
-def relabel_config(cfg: Any) -> RelabelConfig:
-    return RelabelConfig.from_dict(to_plain(cfg.tin.relabel))
+def transformation_labels(config: TinConfig) -> list[tuple[str, str]]:
+    """``(name, label)`` of the configured transformations, in order (the report's columns)."""
+    return [(name, str(transformation_config(config, name)[0].label)) for name in config.transformations]
 
 
-def label_mapper(cfg: Any, system: Any) -> SchemeMapper:
-    """Grading map of a built system (its ``label_scheme``; spaCy: ``ontonotes``)."""
+def filter_config(config: TinConfig, system: str) -> FilterConfig:
+    """The filters: ``tin.filters`` with each transformation's ``semantic`` threshold and its
+    ``epsilon`` for ``system`` (or its ``default``)."""
+    semantic: dict[str, float | None] = {}
+    epsilon: dict[str, float] = {}
+    for name, c in config.transformations.items():
+        if system not in c.epsilon and "default" not in c.epsilon:
+            raise ConfigError(f"tin.transformations.{name}.epsilon: no value for system {system!r} and no default")
+        semantic[name] = c.semantic
+        epsilon[name] = c.epsilon[system] if system in c.epsilon else c.epsilon["default"]
+    f = config.filters
+    return FilterConfig(semantic_threshold=semantic, epsilon=epsilon, weight_min=f.weight_min,
+                        weight_mean=f.weight_mean)
+
+
+def label_mapper(label_maps: Any, system: Any) -> SchemeMapper:
+    """Grading map of a built system (its ``label_scheme``; spaCy: ``ontonotes``); ``label_maps``: the
+    shared ``systems.ner_label_maps`` section (:meth:`lingtest.systems.ner.labels.LabelMaps.from_config`
+    reads it)."""
     from lingtest.systems.ner.labels import LabelMaps
 
     inner = getattr(system, "system", system)
     scheme = getattr(inner, "label_scheme", None)
     if scheme is None:
         raise ConfigError(f"NER system {getattr(system, 'name', system)!r} declares no label_scheme")
-    return SchemeMapper(LabelMaps.from_config(cfg.systems.ner_label_maps), str(scheme))
+    return SchemeMapper(LabelMaps.from_config(label_maps), str(scheme))
 
 
 class Parts:
-    """The shared models of the TIN stages, each built on first use."""
+    """The shared models of the TIN stages, each built on first use: from ``config`` and, for the shared
+    components, their own sections of the composed configuration (``ctx.cfg.parser``,
+    ``ctx.cfg.resources``); the phrase index from ``paths.tin.phrase_index`` (``ctx.path``)."""
 
-    def __init__(self, cfg: Any) -> None:
-        self.cfg = cfg
+    def __init__(self, ctx: StageContext, config: TinConfig) -> None:
+        self.ctx = ctx
+        self.config = config
         self._memo: dict[str, Any] = {}
 
     def _get(self, name: str, build: Any) -> Any:
@@ -71,9 +85,10 @@ class Parts:
 
     @property
     def parser(self) -> Any:
+        from lingtest.config import to_plain
         from lingtest.parsing.cache import build_parser
 
-        return self._get("parser", lambda: build_parser(to_plain(self.cfg.parser)))
+        return self._get("parser", lambda: build_parser(to_plain(self.ctx.cfg.parser)))
 
     @property
     def tagger(self) -> Any:
@@ -86,57 +101,38 @@ class Parts:
         """The causal LM of the naturalness filter (``resources.lm``)."""
         from lingtest.resources.lm import scorer_from_config
 
-        return self._get("lm", lambda: scorer_from_config(self.cfg.resources))
+        return self._get("lm", lambda: scorer_from_config(self.ctx.cfg.resources))
 
     @property
     def embedder(self) -> Any:
         from lingtest.tin.embedding import TransformersSpanEmbedder
 
         def build() -> Any:
-            e = self.cfg.tin.embedder
-            return TransformersSpanEmbedder(str(e.model), layers=list(e.layers), device=str(e.device),
-                                            batch_size=e.batch_size, max_length=int(e.max_length))
+            e = self.config.embedder
+            return TransformersSpanEmbedder(e.model, layers=list(e.layers), device=e.device, batch_size=e.batch_size,
+                                            max_length=e.max_length)
         return self._get("embedder", build)
 
     @property
     def fill(self) -> Any:
+        """The shared fill-in proposer ``tin.fill.kind`` names (:data:`lingtest.resources.fill.FILL_PROPOSERS`)."""
         return self._get("fill", self._build_fill)
 
     def _build_fill(self) -> Any:
-        from lingtest.resources.fill import FILL_PROPOSERS
+        cls, config = self.config.fill.component()
+        return cls.from_config(config, self)
 
-        fc = self.cfg.tin.fill
-        kind = str(fc.kind)
-        if kind == "masked_lm":
-            m = to_plain(fc.masked_lm)
-            return FILL_PROPOSERS.get(kind)(score=m["score"], min_piece_chars=int(m["min_piece_chars"]),
-                                            model=m["model"], device=m["device"])
-        if kind != "wordnet_vectors":
-            raise ConfigError(f"tin.fill.kind must be wordnet_vectors or masked_lm, got {kind!r}")
+    def lm_scorer(self, dtype: str | None) -> Any:
+        """A new causal-LM scorer of ``resources.lm`` computing in ``dtype`` (null: ``resources.lm.dtype``):
+        the fill proposer's ranking LM."""
         from omegaconf import OmegaConf
 
-        from lingtest.resources.candidates import get_proposer
-        from lingtest.resources.candidates.rank import LMRanker
         from lingtest.resources.lm import scorer_from_config
-        from lingtest.resources.threads import resolve_threads
 
-        rc = fc.ranker
-        threads = resolve_threads(rc.get("threads"))
-        if threads is not None:
-            import torch
-
-            torch.set_num_threads(threads)
-        res = self.cfg.resources
-        if rc.get("dtype"):
-            res = OmegaConf.merge(res, {"lm": {"dtype": str(rc.dtype)}})
-        scorer = scorer_from_config(res)
-        ranker = LMRanker(scorer, threshold=float(rc.threshold), include_original=False,
-                          filter_sources=["wordnet_synonym", "wordnet_antonym", "vectors"],
-                          window=rc.get("window"), left_window=rc.get("left_window"),
-                          shared_prefix=bool(rc.shared_prefix))
-        proposers = [get_proposer("wordnet", **dict(to_plain(fc.wordnet))),
-                     get_proposer("vectors", **dict(to_plain(fc.vectors)))]
-        return FILL_PROPOSERS.get(kind)(self.parser, proposers, ranker)
+        res = self.ctx.cfg.resources
+        if dtype:
+            res = OmegaConf.merge(res, {"lm": {"dtype": str(dtype)}})
+        return scorer_from_config(res)
 
     @property
     def phrase_index(self) -> Any:
@@ -144,33 +140,13 @@ class Parts:
         from lingtest.tin.phrases import EmbeddingPhraseIndex
 
         def build() -> Any:
-            path = tin_paths(self.cfg)["phrase_index"]
-            if not path.exists():
-                raise MissingResourceError(f"{path} not found: run the tin_phrase_index stage first (dvc repro)")
-            return EmbeddingPhraseIndex.load(path, embedder_from_config(self.cfg.resources))
+            path = self.ctx.require(self.ctx.path("tin.phrase_index"), "tin_phrase_index")
+            return EmbeddingPhraseIndex.load(path, embedder_from_config(self.ctx.cfg.resources))
         return self._get("phrase_index", build)
 
     def transformations(self, names: Sequence[str] | None = None) -> list[Any]:
-        """The configured transformations (``tin.transformations``), in order."""
-        from lingtest.tin.transformations import TRANSFORMATIONS
-
-        t = self.cfg.tin
-        out = []
-        for name in (list(t.transformations) if names is None else list(names)):
-            cls = TRANSFORMATIONS.get(name)
-            if name == "token":
-                o = t.token
-                out.append(cls(self.fill, self.tagger, top_k=int(o.top_k), min_score=float(o.min_score),
-                               tags=list(o.tags), skip_lemmas=list(o.skip_lemmas)))
-            elif name == "phrase":
-                o = t.phrase
-                out.append(cls(self.phrase_index, topn=int(o.topn), min_score=float(o.min_score),
-                               max_words=int(o.max_words)))
-            elif name == "structural":
-                out.append(cls())
-            elif name == "shuffle":
-                o = t.shuffle
-                out.append(cls(max_exhaustive=int(o.max_exhaustive), samples=int(o.samples), seed=int(t.seed)))
-            else:  # pragma: no cover - a registered transformation without a builder here
-                raise ConfigError(f"no builder for TIN transformation {name!r}")
-        return out
+        """The transformations ``names`` (default: every entry of ``tin.transformations``), in order, each
+        built by its registered class from its entry (:func:`transformation_config`)."""
+        configs = [transformation_config(self.config, name)
+                   for name in (list(self.config.transformations) if names is None else list(names))]
+        return [cls.from_config(config, self) for cls, config in configs]

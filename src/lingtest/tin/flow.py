@@ -7,6 +7,7 @@ transformations are passed in): what each stage body runs between reading and wr
 * :func:`check_cases` - the cases through :func:`lingtest.suite.run.run_suite` -> issues, graded
   against gold when there is gold (precision, source-wrong issues, hits, error categories), issue
   counts only when there is none;
+* :func:`source_wrong_map` / :func:`source_f1` - the system's N(s) graded against gold;
 * :func:`issue_record` / :func:`issue_from_record` - an issue as JSON (the repair stage reads them);
 * :func:`attack_cases` - the word-substitution baseline graded like TIN's issues.
 """
@@ -16,15 +17,26 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lingtest.data.model import Document, Entity, TestCase
+from lingtest.metrics.ner import PRF
 from lingtest.tin.filters import FilterConfig, FilterCounts, filter_mutants
-from lingtest.tin.grading import EntityMapper, GradedIssue, grade_issue, prediction_correct, summarize_issues
+from lingtest.tin.grading import (
+    EntityMapper,
+    GradedIssue,
+    grade_issue,
+    ner_f1,
+    prediction_correct,
+    summarize_issues,
+)
 from lingtest.tin.issues import Issue, issues_from_run
 from lingtest.tin.mutant import Mutant, TinSource
 from lingtest.tin.sources import gold_of
 from lingtest.tin.suite import case_mutant, mutant_case
+
+if TYPE_CHECKING:
+    from lingtest.tin.baseline import AttackConfig
 
 
 def tin_sources(docs: Sequence[Document], predictions: Sequence[Sequence[Entity]]) -> list[TinSource]:
@@ -105,6 +117,12 @@ def source_wrong_map(sources: Sequence[TinSource], label_map: EntityMapper) -> d
             for s in sources if s.gold is not None}
 
 
+def source_f1(sources: Sequence[TinSource], label_map: EntityMapper) -> PRF:
+    """Entity F1 of N(s) (mapped to the gold scheme) against gold over the source sentences."""
+    return ner_f1([s.entities for s in sources], [s.gold or [] for s in sources], [len(s.tokens) for s in sources],
+                  label_map)
+
+
 def check_cases(cases: Sequence[TestCase], system: Any, sources: Sequence[TinSource],
                 label_map: EntityMapper | None) -> Checked:
     """Run the cases and turn failures into issues. With gold (and a label map) every issue is
@@ -175,7 +193,7 @@ def issue_from_record(d: dict[str, Any]) -> Issue:
 
 
 # ---- the word-substitution baseline ---------------------------------------------------------------------
-def attack_cases(sources: Sequence[TinSource], *, system: Any, proposer: Any, config: Any,
+def attack_cases(sources: Sequence[TinSource], *, system: Any, proposer: Any, config: AttackConfig,
                  label_map: EntityMapper | None) -> tuple[list[TestCase], dict[str, Any]]:
     """Attack every source (gold entity tokens protected, so gold maps onto the adversarial
     sentence unchanged); each success is an issue, graded like TIN's."""

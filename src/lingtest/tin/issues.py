@@ -7,6 +7,8 @@
 * :func:`repair_issues` - R(s) for every source sentence with an issue (its suspicious spans pooled
   over all its issues, each relabelled once) and R(s') for every issue's mutant, with one
   ``system.predict`` call for all relabelling mutants.
+* :func:`repair_counts` - what the repair changed: sources repaired, suspicious entities and how each
+  was relabelled, sources whose entities changed.
 * :func:`grade_run` - issues graded against gold (precision, source-wrong issues, hits, error
   categories), repair transitions and rates over the suspicious spans of s and of s', and F1 over
   the tested sentences before and after repair.
@@ -97,6 +99,18 @@ def repair_issues(issues: Sequence[Issue], *, system: Any, proposer: FillPropose
     done = repair(items, system=system, proposer=proposer, embedder=embedder, config=config)
     return IssueRepairs(dict(zip(seeds, done[: len(seeds)], strict=True)),
                         {it.case_id: r for it, r in zip(issues, done[len(seeds):], strict=True)})
+
+
+def repair_counts(issues: Sequence[Issue], repairs: IssueRepairs) -> dict[str, Any]:
+    """Sources repaired, suspicious entities relabelled (of s and of every s': kept their original label,
+    became no entity, got a label) and sources whose entities the repair changed."""
+    relabels = [r for rep in [*repairs.sources.values(), *repairs.followups.values()] for r in rep.relabels.values()]
+    before = {i.seed_id: sorted(i.source_pred) for i in issues}
+    return {"repaired_sources": len(repairs.sources), "suspicious_entities": len(relabels),
+            "relabels": {"kept_original": sum(r.kept_original for r in relabels),
+                         "null": sum(r.label is None and not r.kept_original for r in relabels),
+                         "label": sum(r.label is not None for r in relabels)},
+            "changed_sources": sum(sorted(rep.entities) != before[sid] for sid, rep in repairs.sources.items())}
 
 
 @dataclass(slots=True)

@@ -8,6 +8,9 @@ per-system metrics the stages write (pure functions of those dicts).
 * Table 4: TIN per transformation against the word-substitution baseline on the same system.
 * Table 6: repair transitions over suspicious entities, Err2Cor, Cor2Err, ErrorReduce, and F1 on the
   tested sentences before and after repair.
+
+``transformations``: ``(name, label)`` of the configured transformations, in order (the columns;
+:func:`lingtest.tin.components.transformation_labels`).
 """
 
 from __future__ import annotations
@@ -18,8 +21,6 @@ from typing import Any
 
 from lingtest.data.io import atomic_open
 
-TRANSFORMATIONS = (("token", "Token-level"), ("phrase", "Phrase-level"), ("structural", "Structural"),
-                   ("shuffle", "Entity shuffle"))
 CATEGORIES = ("omission", "over_labelling", "incorrect_category", "range_error")
 
 
@@ -41,10 +42,10 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def table3_markdown(rows: Sequence[Mapping[str, Any]]) -> str:
+def table3_markdown(rows: Sequence[Mapping[str, Any]], transformations: Sequence[tuple[str, str]]) -> str:
     """Precision (and, with gold, what the grading adds) for every evaluated system."""
-    names = [label for _, label in TRANSFORMATIONS]
-    prec = [[r["system"], *[_cell(r["issues"].get(t)) for t, _ in TRANSFORMATIONS], _cell(r["issues"]["overall"])]
+    names = [label for _, label in transformations]
+    prec = [[r["system"], *[_cell(r["issues"].get(t)) for t, _ in transformations], _cell(r["issues"]["overall"])]
             for r in rows]
     out = ["Precision of the reported issues (erroneous / issues; graded automatically against gold)\n\n",
            _table(["system", *names, "TIN overall"], prec)]
@@ -65,7 +66,7 @@ def table3_markdown(rows: Sequence[Mapping[str, Any]]) -> str:
                         "hits", "omission", "over-labelling", "incorrect category", "range error"], hits)]
     gen = []
     for r in rows:
-        for t, label in (*TRANSFORMATIONS, ("overall", "overall")):
+        for t, label in (*transformations, ("overall", "overall")):
             m = r["mutants"].get(t)
             if m is None:
                 continue
@@ -77,17 +78,18 @@ def table3_markdown(rows: Sequence[Mapping[str, Any]]) -> str:
     return "".join(out)
 
 
-def table4_markdown(rows: Mapping[str, Mapping[str, Any]], baselines: Mapping[str, Mapping[str, Any]]) -> str:
+def table4_markdown(rows: Mapping[str, Mapping[str, Any]], baselines: Mapping[str, Mapping[str, Any]],
+                    transformations: Sequence[tuple[str, str]]) -> str:
     """TIN per transformation vs the word-substitution baseline, on each attacked system."""
     body = []
     for name, b in baselines.items():
         r = rows[name]
         base = ({"issues": b["issues"], "erroneous": b.get("erroneous"), "precision": b.get("precision")}
                 if b.get("issues") else None)
-        body.append([name, *[_cell(r["issues"].get(t)) for t, _ in TRANSFORMATIONS], _cell(r["issues"]["overall"]),
+        body.append([name, *[_cell(r["issues"].get(t)) for t, _ in transformations], _cell(r["issues"]["overall"]),
                      _cell(base), f"{b.get('hits', 0)} / {b.get('wrong_sources', 0)}",
                      f"{r['issues']['overall'].get('hits', 0)} / {r['issues']['overall'].get('wrong_sources', 0)}"])
-    return _table(["system", *[label for _, label in TRANSFORMATIONS], "TIN overall", "word substitution",
+    return _table(["system", *[label for _, label in transformations], "TIN overall", "word substitution",
                    "hits (baseline)", "hits (TIN)"], body)
 
 
@@ -113,7 +115,8 @@ def table6_markdown(repairs: Sequence[Mapping[str, Any]]) -> str:
                    "F1 before", "F1 after"], body)
 
 
-def plot_issues(rows: Sequence[Mapping[str, Any]], path: str | Path) -> None:
+def plot_issues(rows: Sequence[Mapping[str, Any]], path: str | Path,
+                transformations: Sequence[tuple[str, str]]) -> None:
     """Kept mutants and issues per transformation and system (bars), precision as labels (PNG)."""
     import matplotlib
 
@@ -122,20 +125,20 @@ def plot_issues(rows: Sequence[Mapping[str, Any]], path: str | Path) -> None:
 
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 3.6))
     width = 0.8 / max(1, len(rows))
-    xs = range(len(TRANSFORMATIONS))
+    xs = range(len(transformations))
     for k, r in enumerate(rows):
-        kept = [r["mutants"].get(t, {}).get("kept", 0) for t, _ in TRANSFORMATIONS]
-        issues = [r["issues"].get(t, {}).get("issues", 0) for t, _ in TRANSFORMATIONS]
+        kept = [r["mutants"].get(t, {}).get("kept", 0) for t, _ in transformations]
+        issues = [r["issues"].get(t, {}).get("issues", 0) for t, _ in transformations]
         pos = [x + k * width for x in xs]
         ax1.bar(pos, kept, width, label=r["system"])
         bars = ax2.bar(pos, issues, width, label=r["system"])
-        for bar, (t, _) in zip(bars, TRANSFORMATIONS, strict=True):
+        for bar, (t, _) in zip(bars, transformations, strict=True):
             p = r["issues"].get(t, {}).get("precision")
             if p is not None:
                 ax2.annotate(f"{100 * p:.0f}%", (bar.get_x() + bar.get_width() / 2, bar.get_height()),
                              ha="center", va="bottom", fontsize=7)
     for ax, title in ((ax1, "checked mutants"), (ax2, "issues (precision)")):
-        ax.set_xticks([x + width * (len(rows) - 1) / 2 for x in xs], [label for _, label in TRANSFORMATIONS],
+        ax.set_xticks([x + width * (len(rows) - 1) / 2 for x in xs], [label for _, label in transformations],
                       fontsize=8)
         ax.set_title(title)
     ax1.legend(fontsize=8)

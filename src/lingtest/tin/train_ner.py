@@ -20,6 +20,11 @@ on the IOB2 tags of its entities), the mean training loss of every epoch and the
 
 The config is a :class:`TrainNERConfig` built from the conf section (every value required: the
 defaults live in ``conf/``, not here).
+
+:func:`train_ner_stage` is the body of the ``train_ner`` stage; it lives here, not in
+:mod:`lingtest.tin.stages`, and reads only ``tin.train_data`` and ``tin.train_ner``
+(:class:`TinTraining`), so that editing the TIN stages, transformations, filters or repair never
+retrains the model.
 """
 
 from __future__ import annotations
@@ -31,8 +36,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pydantic import ConfigDict
+
+from lingtest.config import Block, Section
 from lingtest.data.model import Document
 from lingtest.errors import InputError
+from lingtest.execution.context import StageContext
 from lingtest.resources.finetuning import (
     GROUP_BATCHES,
     IGNORE,
@@ -45,8 +54,8 @@ from lingtest.resources.finetuning import (
     torch_threads,
 )
 
-__all__ = ["TaggedSentence", "TrainNERConfig", "align_labels", "epoch_batches", "label_list",
-           "tagged_sentences", "train_ner", "GROUP_BATCHES", "IGNORE"]
+__all__ = ["TaggedSentence", "TinTraining", "TrainData", "TrainNERConfig", "align_labels", "epoch_batches",
+           "label_list", "tagged_sentences", "train_ner", "train_ner_stage", "GROUP_BATCHES", "IGNORE"]
 
 log = logging.getLogger(__name__)
 
@@ -69,6 +78,30 @@ class TrainNERConfig(FineTuneConfig):
         """From a config section (every field, nothing else); names ``where`` in errors."""
         result: TrainNERConfig = config_from_mapping(cls, data, where)
         return result
+
+
+class TrainData(Block):
+    """``tin.train_data``: the prepared dataset with IOB2 tags and its splits; ``max_*_sentences``: the
+    first N non-empty sentences of a split (null: all)."""
+
+    corpus: str
+    train_split: str
+    dev_split: str
+    max_train_sentences: int | None
+    max_dev_sentences: int | None
+
+
+class TinTraining(Section):
+    """The keys of ``cfg.tin`` the ``train_ner`` stage reads (typed, no defaults here). The other keys of the
+    section are ignored here, not rejected: :class:`lingtest.tin.config.TinConfig` (which extends this
+    with them) validates the whole section in every other TIN stage; validating it here would make this
+    stage depend on the code of the transformations, filters and repair."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+    section = "tin"
+
+    train_data: TrainData
+    train_ner: TrainNERConfig  # the trainer's own typed options (it checks their ranges)
 
 
 @dataclass(frozen=True)
@@ -188,4 +221,37 @@ def _train(config: TrainNERConfig, train_sentences: Sequence[TaggedSentence],
                "truncated_train_words": model.truncated, "labels": labels,
                "seconds": round(time.perf_counter() - started, 3)}
     save_fine_tuned(model, out, config, device, metrics)
+    return metrics
+
+
+# ---- the stage body -----------------------------------------------------------------------------------
+def train_ner_stage(ctx: StageContext, config: TinTraining) -> dict[str, Any]:
+    """Fine-tune ``tin.train_ner.base_model`` on ``tin.train_data`` into ``paths.tin.ner_model`` (the
+    ``minilm_ner`` system under test) and write its dev scores to ``paths.tin.ner_model_metrics``."""
+    import shutil
+
+    from lingtest.config import to_plain
+    from lingtest.data import read_jsonl, write_json
+    from lingtest.tracking import numeric_metrics
+
+    data = config.train_data
+    splits = {}
+    for role, split, limit in (("train", data.train_split, data.max_train_sentences),
+                               ("dev", data.dev_split, data.max_dev_sentences)):
+        path = ctx.require(ctx.path("prepared") / data.corpus / f"{split}.jsonl", f"prepare@{data.corpus}")
+        sents = tagged_sentences(list(read_jsonl(path, Document.from_dict)))
+        splits[role] = sents if limit is None else sents[:limit]
+    out = ctx.path("tin.ner_model")
+    if out.exists():
+        shutil.rmtree(out)  # a checkpoint of another configuration must not survive in part
+    metrics = train_ner(config.train_ner, splits["train"], splits["dev"], out)
+    # ``config``: the section as composed, as the record always held it (a float option given as an integer
+    # stays an integer here; the trainer got it as a float, see training.json)
+    record = {"corpus": data.corpus, "config": to_plain(ctx.cfg.tin.train_ner), "data": data.model_dump(),
+              "metrics": metrics}
+    # the file holds the record; the run gets the training metrics only (not the options, not the labels)
+    metrics_path = ctx.path("tin.ner_model_metrics")
+    write_json(metrics_path, record)
+    ctx.tracker.log_metrics(numeric_metrics({k: v for k, v in metrics.items() if k != "labels"}, "train_ner."))
+    ctx.tracker.log_artifact(str(metrics_path))
     return metrics

@@ -45,8 +45,11 @@ def options_of(scheme: str, acfg: dict) -> dict:
 
 
 def make_perturbation(name: str, **options):
-    """Instantiate the perturbation registered as ``name`` with its options."""
-    return PERTURBATIONS.get(name)(**options)
+    """Instantiate the perturbation registered as ``name`` with its options (:func:`options_of`: every
+    one comes from config; a missing or unknown option is a :class:`~lingtest.errors.ConfigError`)."""
+    cls = PERTURBATIONS.get(name)
+    where = ", ".join(f"adversarial.{s}" for s in cls.options_from)
+    return PERTURBATIONS.build(name, options, where=f"perturbation {name!r} (its options: {where})")
 
 
 __all__ = ["PERTURBATIONS", "group_of", "groups", "make_perturbation", "options_of"]

@@ -1,4 +1,5 @@
-"""The perturbation interface and the orthographic constraints shared by swap/delete/visual."""
+"""The perturbation interface and the orthographic constraints shared by swap/delete/visual (their
+``min_length``: ``adversarial.orthographic.min_length``, the paper's constraint 3)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,6 @@ from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 import numpy as np
-
-#: words shorter than this are never changed orthographically (paper, constraint 3)
-MIN_ORTHO_LENGTH = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +47,7 @@ class Perturbation(Protocol):
                 context: WordContext | None = None) -> list[str] | None: ...
 
 
-def interior_letter_positions(word: str, min_length: int = MIN_ORTHO_LENGTH) -> list[int]:
+def interior_letter_positions(word: str, min_length: int) -> list[int]:
     """Positions an orthographic attack may touch: alphabetic characters that are neither the
     first nor the last character, in words of at least ``min_length`` characters."""
     if len(word) < min_length:

@@ -3,7 +3,7 @@
 For a word in its sentence:
 
 1. eligibility: alphabetic (hyphens allowed), not a function word; with POS tags, only the
-   UPOS in ``pos`` (default NOUN, VERB, ADJ, ADV: proper nouns and pronouns are left alone); without
+   UPOS in ``pos`` (configured: NOUN, VERB, ADJ, ADV: proper nouns and pronouns are left alone); without
    tags, capitalised words that do not start the sentence are treated as names and skipped;
 2. the sense is the synset that :class:`~lingtest.adversarial.lesk.AdaptedLesk` picks (the WordNet
    POS comes from the tag; untagged words use noun senses, else adjective senses -- mention words
@@ -28,13 +28,12 @@ import numpy as np
 from lingtest.adversarial.lesk import AdaptedLesk, stopwords, wordnet_pos
 from lingtest.adversarial.perturbations.base import WordContext, choose
 
-DEFAULT_POS: tuple[str, ...] = ("NOUN", "VERB", "ADJ", "ADV")
 _INFLECT_TAGS = {"NNS", "VBD", "VBG", "VBN", "VBZ"}
 
 _SHARED_LESK: dict[tuple, AdaptedLesk] = {}
 
 
-def shared_lesk(window: int = 2, fallback: str = "mfs") -> AdaptedLesk:
+def shared_lesk(window: int, fallback: str) -> AdaptedLesk:
     """One cached :class:`AdaptedLesk` per setting, so the three lexical schemes share caches."""
     key = (int(window), fallback)
     if key not in _SHARED_LESK:
@@ -58,7 +57,9 @@ def _match_case(tokens: list[str], original: str) -> list[str]:
 
 
 class _LexicalReplacement(ABC):
-    """Shared steps of the three lexical schemes; subclasses name the WordNet relation."""
+    """Shared steps of the three lexical schemes; subclasses name the WordNet relation. Options from
+    ``adversarial.lexical``: the Lesk ``window`` and ``fallback`` (:class:`AdaptedLesk`; ignored when a
+    ``lesk`` is given), the UPOS ``pos`` that may be replaced, and whether ``instances`` relations count."""
 
     name = "lexical"
     group = "beta"
@@ -66,8 +67,8 @@ class _LexicalReplacement(ABC):
     options_from = ("lexical",)
     relation = "synonym"
 
-    def __init__(self, lesk: AdaptedLesk | None = None, window: int = 2, fallback: str = "mfs",
-                 pos: Sequence[str] = DEFAULT_POS, instances: bool = False) -> None:
+    def __init__(self, *, window: int, fallback: str, pos: Sequence[str], instances: bool,
+                 lesk: AdaptedLesk | None = None) -> None:
         self.lesk = lesk if lesk is not None else shared_lesk(window, fallback)
         self.pos = tuple(pos)
         self.instances = bool(instances)

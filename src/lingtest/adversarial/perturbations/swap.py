@@ -4,12 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from lingtest.adversarial.perturbations.base import (
-    MIN_ORTHO_LENGTH,
-    WordContext,
-    choose,
-    interior_letter_positions,
-)
+from lingtest.adversarial.perturbations.base import WordContext, choose, interior_letter_positions
 
 
 class SwapLetters:
@@ -24,7 +19,7 @@ class SwapLetters:
     #: the adversarial config groups whose keys are this class's options, merged in order
     options_from = ("orthographic",)
 
-    def __init__(self, min_length: int = MIN_ORTHO_LENGTH) -> None:
+    def __init__(self, min_length: int) -> None:
         self.min_length = min_length
 
     def candidates(self, word: str) -> list[int]:

@@ -6,8 +6,8 @@ hand-typed table. The rule (:func:`visual_neighbours`):
 * scan every code point of the running Python's Unicode database;
 * keep letters (category ``Ll``/``Lu``) whose name is
   ``<SCRIPT> (SMALL|CAPITAL) [LETTER] <X>[ WITH <diacritics>]`` where ``<X>`` is a single Latin
-  letter ``A``-``Z`` and ``<SCRIPT>`` is one of :data:`DEFAULT_SCRIPTS` (``LATIN``, ``CYRILLIC``,
-  ``FULLWIDTH LATIN``, and the ``MATHEMATICAL <style>`` alphabets);
+  letter ``A``-``Z`` and ``<SCRIPT>`` is one of the configured scripts (``adversarial.visual.scripts``:
+  ``LATIN``, ``CYRILLIC``, ``FULLWIDTH LATIN``, and the ``MATHEMATICAL <style>`` alphabets);
 * such a character is a neighbour of the ASCII letter ``x`` (``SMALL``) or ``X`` (``CAPITAL``),
   so case is preserved; the ASCII letter itself is excluded.
 
@@ -25,14 +25,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from lingtest.adversarial.perturbations.base import (
-    MIN_ORTHO_LENGTH,
-    WordContext,
-    choose,
-    interior_letter_positions,
-)
-
-DEFAULT_SCRIPTS: tuple[str, ...] = ("LATIN", "CYRILLIC", "FULLWIDTH LATIN", "MATHEMATICAL")
+from lingtest.adversarial.perturbations.base import WordContext, choose, interior_letter_positions
 
 
 def _name_pattern(scripts: Sequence[str]) -> re.Pattern[str]:
@@ -43,7 +36,7 @@ def _name_pattern(scripts: Sequence[str]) -> re.Pattern[str]:
     return re.compile(r"^(?:" + "|".join(alts) + r") (SMALL|CAPITAL)(?: LETTER)? ([A-Z])(?: WITH .+)?$")
 
 
-def letter_named(ch: str, scripts: Sequence[str] = DEFAULT_SCRIPTS) -> str | None:
+def letter_named(ch: str, scripts: Sequence[str]) -> str | None:
     """The ASCII letter (case preserved) that ``ch``'s Unicode name describes, or ``None``."""
     if unicodedata.category(ch) not in ("Ll", "Lu"):
         return None
@@ -54,7 +47,7 @@ def letter_named(ch: str, scripts: Sequence[str] = DEFAULT_SCRIPTS) -> str | Non
 
 
 @lru_cache(maxsize=8)
-def visual_neighbours(scripts: tuple[str, ...] = DEFAULT_SCRIPTS) -> dict[str, tuple[str, ...]]:
+def visual_neighbours(scripts: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
     """ASCII letter -> characters whose Unicode names describe the same letter (see module doc).
 
     Built once per script selection by scanning all code points (about half a second).
@@ -87,7 +80,7 @@ class VisualLetter:
     #: the adversarial config groups whose keys are this class's options, merged in order
     options_from = ("orthographic", "visual")
 
-    def __init__(self, min_length: int = MIN_ORTHO_LENGTH, scripts: Sequence[str] = DEFAULT_SCRIPTS) -> None:
+    def __init__(self, min_length: int, scripts: Sequence[str]) -> None:
         self.min_length = min_length
         self.scripts = tuple(scripts)
         self.table = visual_neighbours(self.scripts)

@@ -17,8 +17,10 @@ PROPOSERS.register_lazy("masked_lm", "lingtest.resources.candidates.masked_lm:Ma
 
 
 def get_proposer(name: str, **options) -> Proposer:
-    """Instantiate the proposer registered as ``name`` with its config options."""
-    return PROPOSERS.get(name)(**options)
+    """The proposer registered as ``name`` built from its config options (a missing or unknown option
+    is a :class:`~lingtest.errors.ConfigError`)."""
+    proposer: Proposer = PROPOSERS.build(name, options, where=f"candidate proposer {name!r}")
+    return proposer
 
 
 __all__ = ["PROPOSERS", "Candidate", "Proposer", "get_proposer", "merge_candidates"]

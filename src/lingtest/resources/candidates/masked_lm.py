@@ -20,10 +20,15 @@ from lingtest.resources.candidates.inflect import match_case
 
 
 class MaskedLMProposer:
+    """The ``top_k`` fills of a masked LM with probability ``>= min_prob`` (only for content words when
+    ``content_only``). Options from config (``crest.proposers.masked_lm``); ``scorer``: a
+    :class:`~lingtest.resources.lm.MaskedLMScorer` to use (default: ``model`` on ``device``, loaded on
+    first use)."""
+
     name = "masked_lm"
 
-    def __init__(self, scorer: Any = None, model: str = "bert-large-cased", min_prob: float = 0.1,
-                 top_k: int = 10, content_only: bool = True, device: str = "auto") -> None:
+    def __init__(self, scorer: Any = None, *, model: str, min_prob: float, top_k: int, content_only: bool,
+                 device: str) -> None:
         self._scorer = scorer
         self.model = model
         self.device = device

@@ -2,7 +2,7 @@
 
 Offline there is no masked LM, so the paper's "LM proposals with probability >= 0.1" are
 approximated: the candidate sentences of one position whose source is in ``filter_sources``
-(default: the word-vector neighbours) are scored by a causal LM (``scorer.score(texts) ->
+(CREST: the word-vector neighbours) are scored by a causal LM (``scorer.score(texts) ->
 list[float]`` sentence log-probabilities; :class:`lingtest.resources.lm.CausalLMScorer` by
 default, injected here), the scores are turned into a distribution over that position's candidates
 (softmax of log-probabilities; with ``include_original`` the unchanged sentence takes part too, as
@@ -50,11 +50,11 @@ class LMRanker:
     ``score_grouped`` (:class:`~lingtest.resources.lm.CausalLMScorer`), the texts of one position
     are scored as one group - the shared left context runs once and its log-probability, common to
     all of them, is left out - instead of one by one with ``score``; the probabilities are the same
-    (sum reduction only; a scorer reducing by the mean goes through ``score``)."""
+    (sum reduction only; a scorer reducing by the mean goes through ``score``). Every option comes from
+    config (``crest.ranker``, ``tin.fill.ranker``)."""
 
-    def __init__(self, scorer: Any, threshold: float = 0.1, include_original: bool = True,
-                 filter_sources: Sequence[str] = ("vectors",), window: int | None = None,
-                 left_window: int | None = None, shared_prefix: bool = True) -> None:
+    def __init__(self, scorer: Any, *, threshold: float, include_original: bool, filter_sources: Sequence[str],
+                 window: int | None, left_window: int | None, shared_prefix: bool) -> None:
         self.scorer = scorer
         self.threshold = threshold
         self.include_original = include_original

@@ -232,7 +232,7 @@ def index_cache_path() -> Path:
     return cache_dir() / "crest" / f"vector_index-v{INDEX_FORMAT}-md{md}-wn{wordnet_fingerprint()}.npz"
 
 
-def load_index(disk_cache: bool = True) -> VectorIndex:
+def load_index(disk_cache: bool) -> VectorIndex:
     """The vector index: from the on-disk cache when present (~0.3 s), else built from the md
     vectors and WordNet (~3 s plus the WordNet load) and, with ``disk_cache``, written there.
     Both ways give the same index."""
@@ -253,10 +253,15 @@ def load_index(disk_cache: bool = True) -> VectorIndex:
 
 
 class VectorProposer:
+    """The ``topn`` neighbours of a content word's lemma with cosine ``>= min_similarity``, inflected
+    like the word; lemmas in ``skip_lemmas`` get none. Options from config (``crest.proposers.vectors``,
+    ``tin.fill.vectors``); ``index``: a :class:`VectorIndex` to use (default: :func:`load_index` on first
+    use, with the on-disk cache when ``disk_cache``)."""
+
     name = "vectors"
 
-    def __init__(self, index: VectorIndex | None = None, topn: int = 10, min_similarity: float = 0.4,
-                 skip_lemmas: Sequence[str] = ("be", "have", "do"), disk_cache: bool = True) -> None:
+    def __init__(self, index: VectorIndex | None = None, *, topn: int, min_similarity: float,
+                 skip_lemmas: Sequence[str], disk_cache: bool) -> None:
         self._index = index
         self.disk_cache = disk_cache
         self.topn = topn

@@ -34,10 +34,15 @@ def load_wordnet() -> Any:
 
 
 class WordNetProposer:
+    """Synonyms and antonyms of a content word from its ``max_senses`` most frequent senses (when
+    ``synonyms`` / ``antonyms``), at most ``max_per_position`` per position; lemmas in ``skip_lemmas`` get
+    none. Options from config (``crest.proposers.wordnet``, ``tin.fill.wordnet``); ``wn``: a WordNet reader
+    to use (default: :func:`load_wordnet` on first use)."""
+
     name = "wordnet"
 
-    def __init__(self, wn: Any = None, max_senses: int = 1, synonyms: bool = True, antonyms: bool = True,
-                 max_per_position: int = 10, skip_lemmas: Sequence[str] = ("be", "have", "do")) -> None:
+    def __init__(self, wn: Any = None, *, max_senses: int, synonyms: bool, antonyms: bool,
+                 max_per_position: int, skip_lemmas: Sequence[str]) -> None:
         self._wn = wn
         self.max_senses = max_senses
         self.synonyms = synonyms

@@ -6,7 +6,7 @@ it was computed on (the reference of each example first, then its variants). ``c
 files: ContraPro's grouped files (``layout: contrapro``: ``<candidates>.text.{en,de}`` and, when present,
 ``<candidates>.context.{en,de}``; ``candidates`` is the prefix, e.g. ``.../contrapro``) or a set in the
 ContraCAT release layout (``layout: contracat``: a folder with ``en.txt``/``de.txt``, ``context <SEP>
-sentence`` per line, as :mod:`lingtest.contrapro.export` writes). The lines are grouped into examples
+sentence`` per line, as :mod:`lingtest.readers.candidate_lines` writes). The lines are grouped into examples
 exactly as the ContraPro reader groups them (:func:`lingtest.readers.contrapro.group_examples`), and a
 query is answered by the example with the same source, contexts and candidates (compared with their
 whitespace collapsed), whatever order queries come in.
@@ -99,7 +99,7 @@ class ScoresFile(ContrastiveScorer):
         }
 
     def _lines(self):
-        from lingtest.contrapro.export import read_concat_set, read_grouped_lines
+        from lingtest.readers.candidate_lines import read_concat_set, read_grouped_lines
 
         if self.layout == "contracat":
             return read_concat_set(self.candidates, self.separator)

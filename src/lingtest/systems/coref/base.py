@@ -117,10 +117,6 @@ def iterate(items: Sequence[Any], progress: bool, description: str):
     return track(items, description=description, total=len(items))
 
 
-def drop_singletons(clusters: Sequence[Cluster]) -> list[Cluster]:
-    return [c for c in clusters if len(c.mentions) > 1]
-
-
 def normalise_clusters(clusters: Sequence[Sequence[tuple[int, int]]], *, keep_singletons: bool = False,
                        n_tokens: int | None = None) -> list[Cluster]:
     """Spans to sorted, de-duplicated :class:`Cluster` objects (a span is kept in its first cluster);

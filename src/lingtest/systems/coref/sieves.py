@@ -102,9 +102,6 @@ class ClusterState:
             self.cluster_of[i] = keep
         self.clusters[keep].absorb(gone)
 
-    def cluster_mentions(self, m: MentionCand) -> list[MentionCand]:
-        return [self.mentions[i] for i in self.cluster(m).members]
-
     def result(self) -> list[list[MentionCand]]:
         return [[self.mentions[i] for i in c.members] for _, c in sorted(self.clusters.items())]
 

@@ -6,7 +6,7 @@
   timeouts, retries with backoff (``Retry-After`` honoured), a rate limit and per-item errors;
 - ``kind: predictions`` (:mod:`lingtest.systems.predictions`): a saved predictions file.
 
-:func:`lingtest.systems.factory.instantiate` gives them the task. Hugging Face models are the tasks'
+:func:`lingtest.systems.entries.instantiate` gives them the task. Hugging Face models are the tasks'
 own registered kinds, one implementation each, reused rather than wrapped: ``hf_text_classification``
 (the text-classification pipeline), ``hf_token_classification`` (NER), ``hf_seq2seq`` and ``causal_lm``
 (contrastive scoring by forced decoding) and the coreference adapters ``fastcoref`` and ``maverick``,

@@ -51,7 +51,7 @@ class LabelMaps:
                                       f"a target label ({', '.join(self.target)}) or null")
 
     @classmethod
-    def from_config(cls, cfg: Any) -> LabelMaps:
+    def from_config(cls, cfg: Mapping[str, Any]) -> LabelMaps:
         """From the ``ner_label_maps`` config section (``target`` and ``schemes``; nothing else)."""
         data = to_plain(cfg)
         if not isinstance(data, Mapping):

@@ -1,10 +1,12 @@
-"""The transformation protocol and constituency-tree helpers shared by the transformations."""
+"""The transformation protocol, the config every transformation's entry shares, and
+constituency-tree helpers shared by the transformations."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import ClassVar, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
+from lingtest.config import Block
 from lingtest.data.model import Tree
 from lingtest.tin.mutant import Mutant, TinSource
 
@@ -12,14 +14,36 @@ from lingtest.tin.mutant import Mutant, TinSource
 PROPER_NOUN_TAGS = frozenset({"NNP", "NNPS"})
 
 
+class TransformationConfig(Block):
+    """An entry of ``tin.transformations`` (``conf/tin/default.yaml``): each transformation's ``Config``
+    extends this with its own keys. The two keys every entry has are the filters' settings for its
+    mutants (:func:`lingtest.tin.components.filter_config`)."""
+
+    #: span-cosine threshold of the semantic filter (null: not filtered)
+    semantic: float | None
+    #: naturalness tolerance by system under test (``default``: every other system)
+    epsilon: dict[str, float]
+
+
 @runtime_checkable
 class Transformation(Protocol):
     """``generate(sources) -> mutants`` (batched over sentences; mutants in source order, then in
     the transformation's own deterministic order). ``relation`` names the metamorphic relation the
-    mutants are checked with."""
+    mutants are checked with, ``label`` the transformation in the report's tables.
+
+    A transformation is registered in :data:`lingtest.tin.transformations.TRANSFORMATIONS` and built
+    from its entry of ``tin.transformations`` by :meth:`from_config`: ``Config`` (a
+    :class:`TransformationConfig`) declares the entry's keys (unknown keys are errors); ``parts``
+    (:class:`lingtest.tin.components.Parts`) holds the shared models, each built on first use
+    (``fill``, ``tagger``, ``phrase_index``)."""
 
     name: ClassVar[str]
+    label: ClassVar[str]
     relation: ClassVar[str]
+    Config: ClassVar[type[TransformationConfig]]
+
+    @classmethod
+    def from_config(cls, config: Any, parts: Any) -> Transformation: ...
 
     def generate(self, sources: Sequence[TinSource]) -> list[Mutant]: ...
 
@@ -29,11 +53,6 @@ def base_label(label: str) -> str:
     if label.startswith("-"):  # -LRB-, -NONE-
         return label
     return label.split("-", 1)[0].split("=", 1)[0]
-
-
-def tag_of(node: Tree) -> str:
-    """The POS tag of a preterminal."""
-    return node.label
 
 
 def preterminals(node: Tree) -> Iterator[Tree]:

@@ -16,12 +16,12 @@ capital first letter).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from lingtest.tin.mutant import MR1, Mutant, TinSource
 from lingtest.tin.phrases import PHRASE_WORD_RE, PhraseIndex, np_core, tree_tags
 from lingtest.tin.spans import TokenMap, overlaps
-from lingtest.tin.transformations.base import minimal_phrases
+from lingtest.tin.transformations.base import TransformationConfig, minimal_phrases
 
 ARTICLES = frozenset({"the", "a", "an"})
 VOWELS = frozenset("aeiouAEIOU")
@@ -42,12 +42,27 @@ def _article(det: str, first_word: str) -> str:
     return new.capitalize() if det[:1].isupper() else new
 
 
+class PhraseLevelConfig(TransformationConfig):
+    """``tin.transformations.phrase``."""
+
+    topn: int
+    min_score: float
+    max_words: int
+
+
 class PhraseLevel:
     """``index``: a :class:`~lingtest.tin.phrases.PhraseIndex` (offline: MiniLM over minimal NPs;
     hub: sense2vec)."""
 
     name: ClassVar[str] = "phrase"
+    label: ClassVar[str] = "Phrase-level"
     relation: ClassVar[str] = MR1
+    Config: ClassVar[type[PhraseLevelConfig]] = PhraseLevelConfig
+
+    @classmethod
+    def from_config(cls, config: PhraseLevelConfig, parts: Any) -> PhraseLevel:
+        """The phrase index of ``parts``."""
+        return cls(parts.phrase_index, topn=config.topn, min_score=config.min_score, max_words=config.max_words)
 
     def __init__(self, index: PhraseIndex, *, topn: int, min_score: float, max_words: int) -> None:
         if topn < 1 or max_words < 1:

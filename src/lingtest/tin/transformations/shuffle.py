@@ -15,11 +15,12 @@ from __future__ import annotations
 import itertools
 import random
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from lingtest.data.model import Entity, stable_id
 from lingtest.tin.mutant import MR2, Mutant, TinSource
 from lingtest.tin.spans import TokenMap, overlaps
+from lingtest.tin.transformations.base import TransformationConfig
 
 
 def permutations_of(n: int, *, max_exhaustive: int, samples: int,
@@ -64,12 +65,26 @@ def apply_permutation(tokens: Sequence[str], slots: Sequence[Entity],
     return [tokens[j] for j in order if j is not None], order
 
 
+class EntityShuffleConfig(TransformationConfig):
+    """``tin.transformations.shuffle`` (``seed``: ``tin.seed``)."""
+
+    max_exhaustive: int
+    samples: int
+    seed: int
+
+
 class EntityShuffle:
     """Permute the entities of each type; checked with MR2. ``max_exhaustive``: enumerate every
     permutation up to this many entities of a type; ``samples``: seeded permutations otherwise."""
 
     name: ClassVar[str] = "shuffle"
+    label: ClassVar[str] = "Entity shuffle"
     relation: ClassVar[str] = MR2
+    Config: ClassVar[type[EntityShuffleConfig]] = EntityShuffleConfig
+
+    @classmethod
+    def from_config(cls, config: EntityShuffleConfig, parts: Any) -> EntityShuffle:
+        return cls(max_exhaustive=config.max_exhaustive, samples=config.samples, seed=config.seed)
 
     def __init__(self, *, max_exhaustive: int, samples: int, seed: int) -> None:
         if max_exhaustive < 1 or samples < 0:

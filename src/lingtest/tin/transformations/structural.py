@@ -30,12 +30,12 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from lingtest.data.model import Tree
 from lingtest.tin.mutant import MR2, Mutant, TinSource
 from lingtest.tin.spans import TokenMap, inside_any
-from lingtest.tin.transformations.base import PROPER_NOUN_TAGS, base_label
+from lingtest.tin.transformations.base import PROPER_NOUN_TAGS, TransformationConfig, base_label
 
 BE_FORMS = frozenset({"am", "is", "are", "was", "were"})
 HAVE_FORMS = frozenset({"have", "has", "had"})
@@ -206,11 +206,21 @@ def interrogative(source: TinSource) -> Mutant | None:
     )
 
 
+class StructuralConfig(TransformationConfig):
+    """``tin.transformations.structural``: the filters' keys only (the paper's three rules have no knobs)."""
+
+
 class Structural:
     """Declarative -> interrogative (one mutant per sentence at most); checked with MR2."""
 
     name: ClassVar[str] = "structural"
+    label: ClassVar[str] = "Structural"
     relation: ClassVar[str] = MR2
+    Config: ClassVar[type[StructuralConfig]] = StructuralConfig
+
+    @classmethod
+    def from_config(cls, config: StructuralConfig, parts: Any) -> Structural:
+        return cls()
 
     def generate(self, sources: Sequence[TinSource]) -> list[Mutant]:
         out = []

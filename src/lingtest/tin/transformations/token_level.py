@@ -13,23 +13,40 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from lingtest.resources.candidates.inflect import match_case
 from lingtest.resources.fill import FillProposer
 from lingtest.tin.mutant import MR1, Mutant, TinSource
 from lingtest.tin.spans import TokenMap, inside_any
 from lingtest.tin.tagging import Tagger
+from lingtest.tin.transformations.base import TransformationConfig
 
 WORD_RE = re.compile(r"^[A-Za-z][A-Za-z'-]*$")
 
+
+class TokenLevelConfig(TransformationConfig):
+    """``tin.transformations.token``."""
+
+    top_k: int
+    min_score: float
+    tags: tuple[str, ...]
+    skip_lemmas: tuple[str, ...]
 
 
 class TokenLevel:
     """``proposer``: fill-in proposals; ``tagger``: PTB tags of sources and mutants."""
 
     name: ClassVar[str] = "token"
+    label: ClassVar[str] = "Token-level"
     relation: ClassVar[str] = MR1
+    Config: ClassVar[type[TokenLevelConfig]] = TokenLevelConfig
+
+    @classmethod
+    def from_config(cls, config: TokenLevelConfig, parts: Any) -> TokenLevel:
+        """The shared fill-in proposer and tagger of ``parts``."""
+        return cls(parts.fill, parts.tagger, top_k=config.top_k, min_score=config.min_score, tags=config.tags,
+                   skip_lemmas=config.skip_lemmas)
 
     def __init__(self, proposer: FillProposer, tagger: Tagger, *, top_k: int, min_score: float,
                  tags: Sequence[str], skip_lemmas: Sequence[str]) -> None:

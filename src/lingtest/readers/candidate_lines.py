@@ -9,7 +9,7 @@ score per line) can be read back (:mod:`lingtest.systems.contrastive.scores_file
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -123,7 +123,3 @@ def read_grouped_lines(prefix: str | Path, src_lang: str = "en", tgt_lang: str =
             )
         ctx.append(lines)
     return CandidateLines(ctx[0], src, ctx[1], tgt, str(text_tgt))
-
-
-def example_lines(examples: Sequence[ContrastiveExample]) -> int:
-    return sum(1 + len(ex.contrastive) for ex in examples)

@@ -1,6 +1,6 @@
-"""CREST test-case generation on Ray, partitioned by source (:mod:`.ray_generate`).
+"""CREST test-case generation on Ray, partitioned by source (:mod:`lingtest.execution.ray_generate`).
 
-The local path (:func:`lingtest.crest.stages.generate_all`) generates the sources in lockstep waves
+The local path (:func:`lingtest.crest.components.generate_all`) generates the sources in lockstep waves
 of ``crest.batch_sources``; here each wave is one call on a pool of generator actors (each builds the
 parser, proposers and LM ranker once, as the local stage does: :class:`CrestWorker`). A wave holds
 exactly the sources it holds locally, so its LM batches and parser calls are the same and the follow-ups
@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from lingtest.config import Composed
 from lingtest.execution import pool_options
 from lingtest.execution.ray_generate import map_chunks
 
@@ -30,13 +31,16 @@ class CrestWorker:
     def __init__(self, cfg: dict[str, Any], M: int, threads: int, select: bool) -> None:
         from omegaconf import OmegaConf
 
-        from lingtest.crest.stages import build_generator, build_parser, build_proposers, build_ranker
+        from lingtest.crest.components import build_generator, build_proposers, build_ranker, memo_parser
+        from lingtest.crest.config import CrestConfig
 
         conf: Any = OmegaConf.merge(OmegaConf.create(cfg), {"parser": {"workers": 0},
                                                             "crest": {"ranker": {"threads": threads}}})
+        config = CrestConfig.from_config(conf)
         self.select = select
-        self.parser = build_parser(conf)
-        self.generator = build_generator(conf, self.parser, build_proposers(conf.crest), build_ranker(conf), M)
+        self.parser = memo_parser(conf.parser)
+        self.generator = build_generator(config, self.parser, build_proposers(config),
+                                         build_ranker(config, conf.resources), M)
 
     def __call__(self, wave: list[Any]) -> tuple[list[list[Any]], Any]:
         return self.generator.generate_many(wave, select=self.select)
@@ -46,7 +50,7 @@ class CrestWorker:
                 "lm_texts_scored": int(getattr(self.generator.ranker, "texts_scored", 0))}
 
 
-def generate_on_ray(cfg: Any, sources: Sequence[Any], *, M: int, select: bool, batch_sources: int,
+def generate_on_ray(cfg: Composed, sources: Sequence[Any], *, M: int, select: bool, batch_sources: int,
                     options: dict[str, Any], show_progress: bool = True) -> tuple[dict[str, list[Any]], Any,
                                                                                    dict[str, int]]:
     """``generate_all``'s result (follow-ups by source id, merged stats) computed by a pool of

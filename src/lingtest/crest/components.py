@@ -1,0 +1,108 @@
+"""CREST's components built from the configuration (``cfg.crest``, ``cfg.parser``, ``cfg.resources``)
+and the drivers that run them over many sources: the local stage (:mod:`lingtest.crest.stages`), the
+Ray actors (:mod:`lingtest.crest.distributed`) and the benchmarks (``bench/bench_crest.py``) build
+the same parser, proposers, LM ranker and generator from here."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+from lingtest.crest.config import CrestConfig
+from lingtest.crest.generate import FollowUp, GenerationStats, Generator, MemoParser, Source
+from lingtest.crest.sources import sample_sources, sentence_sources
+from lingtest.progress import progress
+from lingtest.resources.candidates import get_proposer
+from lingtest.resources.candidates.rank import LMRanker
+
+log = logging.getLogger(__name__)
+
+
+# ---- components from config ---------------------------------------------------------------------
+def memo_parser(parser: Any) -> MemoParser:
+    """The configured parser (``parser``: the composed ``parser`` section, built by
+    :func:`lingtest.parsing.cache.build_parser`) behind an in-memory memo of the sentences seen."""
+    from lingtest.parsing.cache import build_parser
+
+    return MemoParser(build_parser(parser))
+
+
+def build_proposers(config: CrestConfig) -> list[Any]:
+    """The enabled candidate proposers, in precedence order, each from its own options."""
+    pc = config.proposers
+    return [get_proposer(name, **pc.options(name)) for name in pc.enabled]
+
+
+def build_ranker(config: CrestConfig, resources: Any, scorer: Any = None) -> LMRanker | None:
+    """The LM ranker of ``crest.ranker`` (None when disabled) over the causal LM of ``resources.lm``
+    (``resources``: the composed ``resources`` section), at the ranker's own ``dtype`` when set."""
+    rc = config.ranker
+    if not rc.enabled:
+        return None
+    from lingtest.resources.lm import resolve_threads
+
+    threads = resolve_threads(rc.threads)
+    if threads is not None:
+        import torch
+
+        torch.set_num_threads(threads)
+        log.info("CREST ranker: %d torch thread(s) (crest.ranker.threads=%s)", threads, rc.threads)
+    if scorer is None:
+        from omegaconf import OmegaConf
+
+        from lingtest.resources.lm import scorer_from_config
+
+        res = resources
+        if rc.dtype:  # the ranker's own compute precision (e.g. bfloat16 on a CPU)
+            res = OmegaConf.merge(res, {"lm": {"dtype": str(rc.dtype)}})
+        scorer = scorer_from_config(res)
+    return LMRanker(scorer, threshold=rc.threshold, include_original=rc.include_original,
+                    filter_sources=list(rc.filter_sources), window=rc.window,
+                    left_window=rc.left_window, shared_prefix=rc.shared_prefix)
+
+
+def build_generator(config: CrestConfig, parser: Any, proposers: Sequence[Any], ranker: Any, M: int) -> Generator:
+    return Generator(parser, proposers, ranker, M=int(M), order=config.order,
+                     parse_chunk=config.parse_chunk, relations=list(config.relations),
+                     copula_complements=list(config.copula_complements))
+
+
+# ---- drivers over many sources -----------------------------------------------------------------
+def prepare_sources(docs: Sequence[Any], config: CrestConfig, parser: Any) -> list[Source]:
+    """Sentence sources, sampled, parsed in one batch (clusters untouched)."""
+    from lingtest.parsing.base import merge_parse
+
+    pool = sentence_sources(docs, min_mentions=config.min_mentions, min_tokens=config.min_tokens,
+                            max_tokens=config.max_tokens)
+    picked = sample_sources(pool, config.N, config.seed)
+    parsed = parser.parse([d.sentences[0].words for d in picked])
+    for d, p in zip(picked, parsed, strict=True):
+        d.sentences[0] = merge_parse(d.sentences[0], p)
+    return [Source.from_document(d) for d in picked]
+
+
+def generate_all(sources: Sequence[Source], generator: Generator, select: bool = True,
+                 show_progress: bool = True,
+                 batch_sources: int = 1) -> tuple[dict[str, list[FollowUp]], GenerationStats]:
+    """Follow-ups of every source, ``batch_sources`` sources at a time in lockstep
+    (:meth:`Generator.generate_many`: their LM ranking and parsing are batched together)."""
+    stats = GenerationStats()
+    out: dict[str, list[FollowUp]] = {}
+    n = max(1, int(batch_sources))
+    waves = [list(sources[i:i + n]) for i in range(0, len(sources), n)]
+    it = progress(waves, f"CREST generate ({n} sources per step)") if show_progress else waves
+    for wave in it:
+        fus, st = generator.generate_many(wave, select=select)
+        for s, f in zip(wave, fus, strict=True):
+            out[s.id] = f
+        stats.merge(st)
+    return out, stats
+
+
+def survival(stats: GenerationStats) -> dict[str, dict[str, int]]:
+    """Per candidate source: proposed -> after LM filter -> constituent check -> selection."""
+    names = sorted(set(stats.proposed) | set(stats.ranked) | set(stats.constituent_ok))
+    return {n: {"proposed": stats.proposed.get(n, 0), "ranked": stats.ranked.get(n, 0),
+                "constituent_ok": stats.constituent_ok.get(n, 0), "selected": stats.selected.get(n, 0)}
+            for n in names}

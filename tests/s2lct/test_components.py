@@ -1,0 +1,85 @@
+"""S2LCT's fill proposer chosen by ``s2lct.expansion.fill.kind`` from
+:data:`lingtest.s2lct.components.FILL_PROPOSERS` and built from its typed config (the fill block of
+:class:`~lingtest.s2lct.config.S2lctConfig`; no model loads)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, get_args
+
+import pytest
+
+from lingtest.data.io import write_jsonl
+from lingtest.data.model import Document, Sentence, Token, Tree
+from lingtest.errors import ConfigError
+from lingtest.execution.context import StageContext
+from lingtest.s2lct.components import FILL_PROPOSERS, FillParts, build_proposer
+from lingtest.s2lct.config import Fill, S2lctConfig
+from lingtest.s2lct.fill import LexiconLMFillProposer, MaskedLMFill, mask_token
+
+
+class Sentiment:
+    def neutral_word(self, word: str, pos: str) -> bool:
+        return word not in ("good", "bad")
+
+
+def _cfg(tmp_path: Path, *overrides: str) -> Any:
+    from lingtest.config import compose
+
+    return compose([f"paths.prepared={tmp_path / 'prepared'}", *overrides])
+
+
+def _proposer(cfg: Any, sentiment: Any) -> Any:
+    """The proposer as the generate stage builds it: from the validated config."""
+    return build_proposer(StageContext("s2lct_generate", cfg), S2lctConfig.from_config(cfg), sentiment)
+
+
+def test_the_registry_holds_the_configured_kinds():
+    assert FILL_PROPOSERS.names() == ["lexicon_lm", "masked_lm"]
+    assert list(get_args(Fill.model_fields["kind"].annotation)) == FILL_PROPOSERS.names()
+    for name in FILL_PROPOSERS.names():
+        cls = FILL_PROPOSERS.get(name)
+        assert cls.name == name and callable(cls.from_config)
+        assert issubclass(Fill, cls.Config)  # the fill block holds every proposer's keys
+
+
+def test_lexicon_lm_takes_every_option_from_conf(tmp_path, monkeypatch):
+    tagged = Sentence([Token(w) for w in "The good dog barked".split()],
+                      tree=Tree("S", [Tree(t, token=i) for i, t in enumerate("DT JJ NN VBD".split())]))
+    plain = Sentence([Token("a", tag="DT"), Token("red", tag="JJ"), Token("red", tag="JJ"), Token("x")])
+    write_jsonl(tmp_path / "prepared" / "ptb_sample" / "all.jsonl", [Document("d", [tagged, plain])],
+                kind="document")
+    scorers: list[Any] = []
+    monkeypatch.setattr(FillParts, "lm_scorer", lambda self, dtype: scorers.append(dtype) or "SCORER")
+    cfg = _cfg(tmp_path, "s2lct.expansion.fill.lexicon.min_count=1")
+    p = _proposer(cfg, Sentiment())
+    assert isinstance(p, LexiconLMFillProposer) and p.scorer == "SCORER" and scorers == [None]
+    fc = cfg.s2lct.expansion.fill
+    assert (p.window, p.max_candidates) == (fc.lm_window, fc.lm_candidates) == (3, 15)  # the demo profile: 15
+    assert p.lexicon.candidates("JJ") == ["red", "good"] and p.lexicon.candidates("VBD") == ["barked"]
+    assert p.lexicon.candidates("DT") == ["a", "the"]  # s2lct.expansion.fill.lexicon.lowercase: true
+    kept = _proposer(_cfg(tmp_path, "s2lct.expansion.fill.lexicon.min_count=1",
+                          "s2lct.expansion.fill.lexicon.lowercase=false"), Sentiment())
+    assert kept.lexicon.candidates("DT") == ["The", "a"]
+    assert p._candidates("JJ", ["a", mask_token("JJ")]) == ["red"]  # "good" fails the prefilter
+    assert not p.prefilter("e-mail", "NN")  # s2lct.expansion.validate.alphanumeric
+
+
+def test_masked_lm_takes_every_option_from_conf(tmp_path):
+    p = _proposer(_cfg(tmp_path, "s2lct.expansion.fill.kind=masked_lm"), Sentiment())
+    assert isinstance(p, MaskedLMFill) and not p.prefilter("good", "JJ")
+    m = p.proposer  # loads its model on first use only
+    assert (m.model, m.score_kind, m.min_piece_chars, m.device) == ("roberta-base", "prob", 2, "auto")
+
+
+@pytest.mark.parametrize("override,match", [
+    ("s2lct.expansion.fill.kind=nope", r"s2lct\.expansion\.fill\.kind: Input should be 'lexicon_lm' or 'masked_lm'"),
+    ("+s2lct.expansion.fill.lm_windw=3", r"s2lct\.expansion\.fill\.lm_windw: unknown key"),
+    ("+s2lct.expansion.fill.lexicon.maxpertag=3", r"s2lct\.expansion\.fill\.lexicon\.maxpertag: unknown key"),
+    ("~s2lct.expansion.fill.lexicon.lowercase", r"s2lct\.expansion\.fill\.lexicon\.lowercase: Field required"),
+    # every proposer's keys are checked, whichever kind is chosen
+    ("s2lct.expansion.fill.masked_lm.score=softmax", r"s2lct\.expansion\.fill\.masked_lm\.score: Input should be"),
+])
+def test_a_bad_key_names_the_key(tmp_path, override, match):
+    with pytest.raises(ConfigError, match=match):
+        S2lctConfig.from_config(_cfg(tmp_path, override))
