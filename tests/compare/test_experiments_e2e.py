@@ -1,5 +1,7 @@
-"""Experiments as users run them, end to end in a temporary repository that composes lingtest's real
-conf/ through DVC's Hydra integration: `dvc exp run -S crest.M=30 -S dataset=...`, and an experiment
+"""Experiments as users run them, end to end in a temporary repository laid out as lingtest is (an empty
+root dvc.yaml, the stage in stages/toy/dvc.yaml with ``wdir: ../..`` and ``vars: [../../params.yaml]``)
+that composes lingtest's real conf/ through DVC's Hydra integration: `dvc exp run -P -S crest.M=30 -S
+dataset=...`, and an experiment
 run in DVC's temporary copy (`--temp`: the executor `--queue` + `dvc queue start` use, in the
 foreground), whose stage must log into the main workspace's MLflow store, tagged with the
 experiment's name; `lingtest compare --exp` reads both experiments' metrics."""
@@ -25,19 +27,23 @@ from pathlib import Path
 from lingtest.pipeline.runner import main
 
 
-def m_stage(cfg, tracker):
+def m_stage(ctx):
+    cfg = ctx.cfg
     out = Path("metrics/toy") / str(cfg.dataset) / "systems" / "m.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps({"M": int(cfg.crest.M), "N": int(cfg.crest.N)}))
-    tracker.log_metrics({"M": float(cfg.crest.M)})
+    ctx.tracker.log_metrics({"M": float(cfg.crest.M)})
 
 
 main("toy_m", m_stage)
 '''
 
 DVC_YAML = '''
+vars:
+  - ../../params.yaml
 stages:
   toy_m:
+    wdir: ../..
     cmd: {py} toy_stage.py
     deps: [toy_stage.py]
     params: [crest.M, crest.N, dataset]
@@ -59,7 +65,9 @@ def test_exp_run_and_queue_with_the_hydra_composition(tmp_path: Path, monkeypatc
     shutil.copytree(ROOT / "hydra_plugins", root / "hydra_plugins", ignore=shutil.ignore_patterns("__pycache__"))
     (root / "pyproject.toml").write_text('[project]\nname = "exp"\n')
     (root / "toy_stage.py").write_text(STAGE)
-    (root / "dvc.yaml").write_text(DVC_YAML.format(py=sys.executable))
+    (root / "dvc.yaml").write_text("stages: {}\n")  # the data stages' file; the technique's is stages/toy/
+    (root / "stages" / "toy").mkdir(parents=True)
+    (root / "stages" / "toy" / "dvc.yaml").write_text(DVC_YAML.format(py=sys.executable))
     (root / ".gitignore").write_text("/mlruns/\n")
     git(["init", "-q", "-b", "main"], root)
     dvc(["init", "-q"], root)
@@ -68,15 +76,18 @@ def test_exp_run_and_queue_with_the_hydra_composition(tmp_path: Path, monkeypatc
                  "[core]\n    analytics = false\n")
     write_params(root / "params.yaml", conf_dir=root / "conf")
     monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
-    dvc(["repro", "-q"], root)
+    dvc(["repro", "-q", "-P"], root)
+    assert (root / "stages" / "toy" / "dvc.lock").is_file() and not (root / "dvc.lock").exists()
     git(["add", "-A"], root)
     git(["commit", "-q", "-m", "baseline"], root)
+    assert "up to date" in dvc(["status"], root).stdout
+    assert "didn't change" in dvc(["repro", "stages/toy/dvc.yaml:toy_m"], root).stdout  # a stage by its address
 
     # an experiment in the workspace, with Hydra overrides (the lingtest resolvers load in DVC's process)
-    dvc(["exp", "run", "-q", "-S", "crest.M=30", "-S", "dataset=conll2012_sample", "--name", "m30"], root)
+    dvc(["exp", "run", "-q", "-P", "-S", "crest.M=30", "-S", "dataset=conll2012_sample", "--name", "m30"], root)
     # an experiment in DVC's temporary copy under .dvc/tmp/exps (what `--queue` + `dvc queue start` run in;
     # `--temp` runs the same executor in the foreground, without a background worker)
-    dvc(["exp", "run", "-q", "--temp", "-S", "crest.M=40", "--name", "m40"], root)
+    dvc(["exp", "run", "-q", "-P", "--temp", "-S", "crest.M=40", "--name", "m40"], root)
 
     out = io.StringIO()
     assert compare_command([], exps=["m30", "m40"], fmt="json", root=root, out=out) == 0
