@@ -327,3 +327,36 @@ def test_run_options_can_be_given(tmp_path):
     assert s2lct.run(toys.sentiment, config=CFG).failed == 0  # the configured band: < 1/3, > 2/3
     with pytest.raises(ConfigError, match="config must be"):
         s2lct.run(toys.sentiment, config="systems.cache=false")
+
+
+def test_a_spacy_package_by_name(tmp_path):
+    """``spacy:<package>``: an installed spaCy pipeline as an NER system, its other options those of the
+    configured spacy_ner entries."""
+    results = load(tmp_path, toys.ner_cases()).run("spacy:en_core_web_sm", config=CFG)
+    assert results.system["kind"] == "spacy" and len(results) == 4
+    with pytest.raises(InputError, match="a spacy: model runs ner suites, not classification"):
+        load(tmp_path, toys.classification_cases(), "c.jsonl").run("spacy:en_core_web_sm", config=CFG)
+
+
+def test_a_hugging_face_checkpoint_by_id_or_folder(tmp_path):
+    """``hf:<id or folder>``: a token-classification checkpoint (here a tiny one saved in the test, in
+    place of a hub id) as an NER system with the options of the configured hf_token_classification
+    entries."""
+    import torch
+    from transformers import BertConfig, BertForTokenClassification, BertTokenizerFast
+
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "anna", "met", "bo", "cy", ".", "we", "saw", "paris",
+             "rome", "it", "rains", "pours"]
+    folder = tmp_path / "tiny"
+    folder.mkdir()
+    (folder / "vocab.txt").write_text("\n".join(vocab) + "\n", encoding="utf-8")
+    tok = BertTokenizerFast(vocab_file=str(folder / "vocab.txt"), do_lower_case=True)
+    labels = ["O", "B-PER", "I-PER", "B-LOC", "I-LOC"]
+    config = BertConfig(vocab_size=len(vocab), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                        intermediate_size=32, max_position_embeddings=64, id2label=dict(enumerate(labels)),
+                        label2id={t: i for i, t in enumerate(labels)})
+    torch.manual_seed(0)
+    BertForTokenClassification(config).save_pretrained(folder)
+    tok.save_pretrained(folder)
+    results = load(tmp_path, toys.ner_cases()).run(f"hf:{folder}", config=CFG)
+    assert results.system["kind"] == "hf" and len(results) == 4

@@ -14,6 +14,10 @@ A system under test is given as one of
   - ``http://...`` or ``https://...``: the ``http`` kind (its ``systems.generic.http`` defaults);
   - the path of an existing file: a predictions file (the ``predictions`` kind; its header's task must be
     the suite's);
+  - ``spacy:<package>`` (an installed spaCy pipeline, NER) or ``hf:<model id or folder>`` (a Hugging
+    Face checkpoint: NER or classification): the task's model kind, its other options taken from the
+    first configured entry of that kind (``hf:`` clears ``revision``; for classification also
+    ``label_map`` and ``neutral_margin``: the model's own labels must then be the suite's);
   - ``package.module:function``: the ``callable`` kind, the function imported now;
   - a name configured under ``systems.<task>`` of the composed configuration.
 
@@ -43,6 +47,11 @@ from lingtest.systems.cache import CachedSystem
 #: ``package.module:function`` (dots after the colon walk attributes)
 TARGET_RE = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 URL_PREFIXES = ("http://", "https://")
+#: model SPEC prefix -> task -> the system kind that runs such a model
+MODEL_KINDS: dict[str, dict[str, str]] = {
+    "spacy": {"ner": "spacy_ner"},
+    "hf": {"ner": "hf_token_classification", "classification": "hf_text_classification"},
+}
 
 SystemLike = Callable[..., Any] | System[Any, Any] | str | Path
 
@@ -201,6 +210,11 @@ def resolve_system(system: SystemLike, task: str, cfg: Composed, *, batch_size: 
         entry = {"kind": "predictions", "path": str(path.resolve())}
         cached = build_system(with_entry(cfg, task, name, entry, batch_size), task, name, progress=progress)
         return ResolvedSystem(cached, str(path), "predictions")
+    prefix, sep, model = spec.partition(":")
+    if sep and prefix in MODEL_KINDS and model:
+        entry = model_entry(cfg, task, prefix, model)
+        cached = build_system(with_entry(cfg, task, spec, entry, batch_size), task, spec, progress=progress)
+        return ResolvedSystem(cached, spec, prefix)
     if TARGET_RE.match(spec):
         from lingtest.systems.generic.callable import load_target
 
@@ -217,10 +231,30 @@ def resolve_system(system: SystemLike, task: str, cfg: Composed, *, batch_size: 
         hint = f" ({spec!r} is a {' and '.join(elsewhere)} system)" if elsewhere else ""
         known = ", ".join(sorted(configured)) or "none"
         raise ConfigError(f"system {spec!r} is not a function (package.module:function), an http(s):// URL, "
-                          f"a predictions file or a configured {task} system{hint}; configured {task} "
-                          f"systems: {known}")
+                          f"a spacy:/hf: model, a predictions file or a configured {task} system{hint}; "
+                          f"configured {task} systems: {known}")
     cached = build_system(with_entry(cfg, task, spec, None, batch_size), task, spec, progress=progress)
     return ResolvedSystem(cached, spec, "configured")
+
+
+def model_entry(cfg: Composed, task: str, prefix: str, model: str) -> dict[str, Any]:
+    """The ``systems.<task>`` entry of a ``spacy:``/``hf:`` model SPEC: the first configured entry of the
+    task's model kind, with ``model`` replaced (see the module doc)."""
+    kinds = MODEL_KINDS[prefix]
+    kind = kinds.get(task)
+    if kind is None:
+        raise InputError(f"a {prefix}: model runs {' and '.join(kinds)} suites, not {task}", field="system")
+    configured = to_plain(cfg.systems.get(task)) or {}
+    template = next((dict(e) for e in configured.values() if isinstance(e, dict) and e.get("kind") == kind), None)
+    if template is None:
+        raise ConfigError(f"no systems.{task} entry of kind {kind!r} to take the options of {prefix}:{model} from "
+                          f"(conf/systems/default.yaml)")
+    entry = {**template, "model": model}
+    if "revision" in entry:
+        entry["revision"] = None
+    if kind == "hf_text_classification":
+        entry.update(label_map=None, neutral_margin=None)
+    return entry
 
 
 def _same_task(system: System[Any, Any], task: str) -> None:
