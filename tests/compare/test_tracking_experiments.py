@@ -121,11 +121,11 @@ def test_run_stage_tags_the_suite_it_wrote(tmp_path: Path, monkeypatch: pytest.M
     monkeypatch.chdir(tmp_path)
     seen = {}
 
-    def body(cfg, tracker, item):  # type: ignore[no-untyped-def]
+    def body(ctx, item):  # type: ignore[no-untyped-def]
         out = Path("data/suites/toy/demo.jsonl")
         out.parent.mkdir(parents=True)
         out.write_text('{"__schema__": 1}\n')
-        seen["tracker"] = tracker
+        seen["tracker"] = ctx.tracker
 
     body.__module__ = "lingtest.toy.stages"
     run_stage("toy_score", body, ["alpha"])

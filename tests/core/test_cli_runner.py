@@ -58,9 +58,9 @@ def project(tmp_path, monkeypatch):
 def test_run_stage_passes_item_and_overrides(project):
     seen = {}
 
-    def body(cfg, tracker, item):
-        seen.update(item=item, seed=cfg.seed)
-        tracker.log_metrics({"n": 3})
+    def body(ctx, item):
+        seen.update(item=item, seed=ctx.cfg.seed)
+        ctx.tracker.log_metrics({"n": 3})
         return "done"
 
     assert run_stage("demo", body, ["thing", "seed=5"]) == "done"
@@ -69,4 +69,4 @@ def test_run_stage_passes_item_and_overrides(project):
 
 def test_run_stage_rejects_an_item_the_stage_does_not_take(project):
     with pytest.raises(LingtestError, match="takes no item"):
-        run_stage("demo", lambda cfg, tracker: None, ["thing"])
+        run_stage("demo", lambda ctx: None, ["thing"])

@@ -105,6 +105,19 @@ def _transformation_options(conf: Any, name: str) -> dict[str, Any] | None:
     return dict(section[name]) if name in section else None
 
 
+def _fill_options(section: str) -> Callable[[Any, str], dict[str, Any] | None]:
+    """A fill proposer's keys of a technique's flat fill section (``tin.fill``, ``s2lct.expansion.fill``)."""
+
+    def options(conf: Any, name: str) -> dict[str, Any] | None:
+        from omegaconf import OmegaConf
+
+        data = _plain(OmegaConf.select(conf, section))
+        entry = registry("s2lct fill proposer" if section.startswith("s2lct") else "fill proposer").get(name)
+        return {k: data[k] for k in entry.Config.model_fields if k in data}
+
+    return options
+
+
 CONTRACTS: dict[str, Contract] = {
     "task": Contract(lambda t: _subclass("lingtest.systems.tasks:Task")(type(t)) or _subclass(
         "lingtest.systems.tasks:Task")(t)),
@@ -121,8 +134,9 @@ CONTRACTS: dict[str, Contract] = {
                              _perturbation_options),
     "candidate proposer": Contract(_subclass("lingtest.resources.candidates.base:Proposer"), _proposer_options,
                                    build=False),
-    "fill proposer": Contract(lambda c: isinstance(getattr(c, "Config", None), type)),
-    "s2lct fill proposer": Contract(lambda c: isinstance(getattr(c, "Config", None), type)),
+    "fill proposer": Contract(lambda c: isinstance(getattr(c, "Config", None), type), _fill_options("tin.fill")),
+    "s2lct fill proposer": Contract(lambda c: isinstance(getattr(c, "Config", None), type),
+                                    _fill_options("s2lct.expansion.fill")),
     "tin transformation": Contract(lambda c: isinstance(getattr(c, "Config", None), type)
                                    and isinstance(getattr(c, "label", None), str), _transformation_options,
                                    build=False),

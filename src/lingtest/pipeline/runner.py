@@ -51,8 +51,7 @@ def run_stage(stage: str, fn: StageFn, argv: Sequence[str] = ()) -> Any:
 
 def call_body(fn: StageFn, ctx: StageContext) -> Any:
     """Call a stage body: ``fn(ctx, [config=...], [item=...])``, ``config`` validated into the type its
-    annotation names (a :class:`lingtest.config.Section`) before the body runs. A body of the older form
-    ``fn(cfg, tracker, [item])`` is called so."""
+    annotation names (a :class:`lingtest.config.Section`) before the body runs."""
     import typing
 
     params = inspect.signature(fn).parameters
@@ -66,9 +65,10 @@ def call_body(fn: StageFn, ctx: StageContext) -> Any:
     if "config" in params:
         model = typing.get_type_hints(fn)["config"]
         kwargs["config"] = model.from_config(ctx.cfg)
-    if "ctx" in params:
-        return fn(ctx, **kwargs)
-    return fn(ctx.cfg, ctx.tracker, **kwargs)
+    if "ctx" not in params:
+        raise LingtestError(f"stage body {getattr(fn, '__name__', fn)!r} takes no ctx: a body is "
+                            f"def <step>_stage(ctx, [config], [item])")
+    return fn(ctx, **kwargs)
 
 
 def run_body(fn: StageFn, cfg: Composed, tracker: Tracker | None = None, item: str | None = None,
