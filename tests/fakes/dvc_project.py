@@ -94,8 +94,14 @@ stages:
 
 
 def release_conf() -> dict[str, Any]:
-    """The real ``release``/``report``/``compare`` defaults from conf/release/default.yaml."""
-    return yaml.safe_load((REPO / "conf" / "release" / "default.yaml").read_text(encoding="utf-8"))
+    """The real ``release``/``report``/``compare`` defaults from conf/release/default.yaml, with the toy
+    corpus ``demo`` (redistributable) and ``secret`` (not) among the licences and no sources releases
+    (the real ones name the pipeline's TIN paths)."""
+    conf = yaml.safe_load((REPO / "conf" / "release" / "default.yaml").read_text(encoding="utf-8"))
+    conf["release"]["licenses"]["demo"] = {"id": "cc-by-4.0", "redistribute": True, "note": "toy words"}
+    conf["release"]["licenses"]["secret"] = {"id": "other", "redistribute": False, "note": "toy words, kept back"}
+    conf["release"]["sources"] = {}
+    return conf
 
 
 def params(**toy: Any) -> dict[str, Any]:

@@ -1,5 +1,6 @@
-"""Releases: freeze a suite of a tiny git + DVC project, load it with `datasets` offline, immutability,
-checksums, DVC tracking and the git tag, and regeneration at the recorded commit."""
+"""Releases: freeze a suite of a tiny git + DVC project, load it with `datasets` offline, immutability
+(folder, release index, git tag), checksums and content checks, withheld text and its materialisation,
+committing and tagging, DVC tracking, and regeneration at the recorded commit."""
 
 from __future__ import annotations
 
@@ -22,9 +23,17 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return make_project(tmp_path_factory.mktemp("rel"))
 
 
-def _freeze(root: Path, version: str, out: Path, suite: str = "toy"):
-    cfg = load_params(root / "params.yaml")
+def _freeze(root: Path, version: str, out: Path, suite: str = "toy", overrides: list[str] | None = None):
+    cfg = load_params(root / "params.yaml", overrides or [])
     return freeze(resolve_suite(suite, cfg, root), version, cfg, root, out)
+
+
+def _rewrite_parquet(path: Path, edit) -> None:
+    import pyarrow as pa
+
+    rows = pq.read_table(path).to_pylist()
+    edit(rows)
+    pq.write_table(pa.Table.from_pylist(rows, schema=pq.read_schema(path)), path)
 
 
 def test_release_layout_card_and_provenance(project: Path, tmp_path: Path) -> None:
@@ -32,7 +41,7 @@ def test_release_layout_card_and_provenance(project: Path, tmp_path: Path) -> No
     assert rel.created and rel.name == "toy-demo" and rel.records == 9 and rel.tag == "toy-demo@v1.0.0"
     files = sorted(p.relative_to(rel.path).as_posix() for p in rel.path.rglob("*") if p.is_file())
     sha16 = rel.suite_sha256[:16]
-    assert files == ["README.md", "checksums.sha256", f"data/test-{sha16}.jsonl", f"data/test-{sha16}.parquet",
+    assert files == ["README.md", "checksums.sha256", f"data/test-{sha16}.jsonl.gz", f"data/test-{sha16}.parquet",
                      "provenance.json"]
     table = pq.read_table(rel.path / rel.data_file)
     assert table.num_rows == 9
@@ -40,8 +49,12 @@ def test_release_layout_card_and_provenance(project: Path, tmp_path: Path) -> No
     row = table.slice(0, 1).to_pylist()[0]
     assert row["expectation"] == "label" and json.loads(row["expected"]) == {"label": "pos", "name": "label"}
     assert json.loads(row["provenance"]) == {"i": 0} and row["transformation"] == "swap"
-    # the JSONL is the suite file byte for byte
-    assert (rel.path / f"data/test-{sha16}.jsonl").read_bytes() == (project / "data/suites/toy/demo.jsonl").read_bytes()
+    assert row["group"] == "swap" and row["line_sha256"] is not None and row["source_text"]
+    # the gzip file is the suite file byte for byte
+    import gzip
+
+    suite_bytes = (project / "data/suites/toy/demo.jsonl").read_bytes()
+    assert gzip.decompress((rel.path / f"data/test-{sha16}.jsonl.gz").read_bytes()) == suite_bytes
     prov = json.loads((rel.path / "provenance.json").read_text())
     head = git(["rev-parse", "HEAD"], project).stdout.strip()
     assert prov["git"]["commit"] == head and prov["seed"] == 1
@@ -53,6 +66,9 @@ def test_release_layout_card_and_provenance(project: Path, tmp_path: Path) -> No
     assert f"path: data/test-{sha16}.parquet" in card and "num_examples: 9" in card and "num_bytes: " in card
     assert head in card and prov["config_sha256"] in card
     assert verify_checksums(rel.path).ok
+    assert prov["release"]["text"] == "included" and prov["release"]["licence"]["corpus"] == "demo"
+    index = json.loads((tmp_path / "releases" / "index.json").read_text())
+    assert index["toy-demo"]["1.0.0"]["suite_sha256"] == rel.suite_sha256 == prov["suite"]["sha256"]
 
 
 def test_load_dataset_offline_two_releases_do_not_mix(project: Path, tmp_path: Path,
@@ -90,6 +106,19 @@ def test_release_is_immutable(project: Path, tmp_path: Path) -> None:
         freeze(resolve_suite(str(other), cfg, project, name="toy-demo"), "1.0.0", cfg, project, out)
     with pytest.raises(InputError, match="X.Y.Z"):
         _freeze(project, "1.0", out)
+    # the index remembers the version where its folder is gone (another clone, a deleted folder)
+    import shutil
+
+    shutil.rmtree(first.path)
+    with pytest.raises(InputError, match="another suite"):
+        freeze(resolve_suite(str(other), cfg, project, name="toy-demo"), "1.0.0", cfg, project, out)
+    # as does a git tag of that name where the index does not list it
+    git(["tag", "toy-demo@v3.0.0"], project)
+    try:
+        with pytest.raises(InputError, match="git tag toy-demo@v3.0.0 exists"):
+            _freeze(project, "3.0.0", out)
+    finally:
+        git(["tag", "-d", "toy-demo@v3.0.0"], project)
 
 
 def test_verify_finds_tampering(project: Path, tmp_path: Path) -> None:
@@ -100,6 +129,60 @@ def test_verify_finds_tampering(project: Path, tmp_path: Path) -> None:
     report = verify_checksums(rel.path)
     assert not report.ok
     assert report.problems == ["checksum mismatch: README.md", "not listed in checksums.sha256: extra.txt"]
+
+
+def test_an_edited_row_fails_with_checksums_and_provenance_rewritten(project: Path, tmp_path: Path) -> None:
+    from lingtest.release.freeze import write_checksums
+    from lingtest.release.records import rows_sha256
+    from lingtest.release.verify import verify_content
+
+    rel = _freeze(project, "2.1.0", tmp_path / "releases")
+    assert verify_content(rel.path) == []
+    data = rel.path / rel.data_file
+
+    def edit(rows: list[dict]) -> None:
+        rows[3]["source_text"] = "an edited sentence"
+
+    _rewrite_parquet(data, edit)
+    write_checksums(rel.path)
+    assert verify_checksums(rel.path).ok
+    problems = verify_content(rel.path)
+    assert any(p.startswith("rows: the Parquet rows hash") for p in problems)
+    assert any("differ from the suite file" in p for p in problems)
+    # provenance.json rewritten too: the suite file and the index still disagree with the rows
+    prov_path = rel.path / "provenance.json"
+    prov = json.loads(prov_path.read_text())
+    prov["release"]["rows_sha256"] = rows_sha256(pq.read_table(data).to_pylist())
+    prov_path.write_text(json.dumps(prov))
+    write_checksums(rel.path)
+    problems = verify_content(rel.path)
+    assert not any(p.startswith("rows: the Parquet rows hash") for p in problems)
+    assert any("differ from the suite file" in p for p in problems) and any(p.startswith("index:") for p in problems)
+
+
+def test_withheld_text_and_materialize(project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A corpus whose licence forbids redistribution: no text in the release, every row's line sha256;
+    materialising from the pipeline's suite file rebuilds the suite byte for byte; a candidate file with
+    an edited line leaves that row missing and writes nothing."""
+    from lingtest.release.materialize import materialize
+
+    monkeypatch.setenv("LINGTEST_CACHE", str(tmp_path / "cache"))
+    rel = _freeze(project, "1.0.0", tmp_path / "releases", overrides=["release.licenses.demo.redistribute=false"])
+    assert rel.text == "withheld"
+    assert sorted(p.name for p in (rel.path / "data").iterdir()) == [Path(rel.data_file).name]
+    rows = pq.read_table(rel.path / rel.data_file).to_pylist()
+    assert all(r["source_text"] is None and r["source"] is None and r["meta"] is None for r in rows)
+    assert all(r["group"] and r["expected"] and len(r["line_sha256"]) == 64 for r in rows)
+    assert "not in this release" in (rel.path / "README.md").read_text()
+    suite = project / "data/suites/toy/demo.jsonl"
+    lines = suite.read_text().splitlines()
+    edited = tmp_path / "edited.jsonl"
+    edited.write_text("\n".join(lines[:2] + [lines[2].replace('"s1"', '"s1x"')] + lines[3:]) + "\n")
+    got = materialize(rel.path, candidates=edited)
+    assert not got.ok and got.matched == 8 and got.missing == [rows[1]["id"]]
+    got = materialize(rel.path, candidates=suite)
+    assert got.ok and got.path is not None and got.path.read_bytes() == suite.read_bytes()
+    assert str(tmp_path / "cache") in str(got.path)
 
 
 def test_stale_suite_is_refused(project: Path, tmp_path: Path) -> None:
@@ -115,13 +198,40 @@ def test_stale_suite_is_refused(project: Path, tmp_path: Path) -> None:
         _freeze(root, "1.0.0", tmp_path / "releases")
 
 
+def test_cli_release_committed_to_git_and_tagged(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    from lingtest.commands.release import freeze_command, verify_command
+    from lingtest.release.publish import tag_committed
+
+    root = make_project(tmp_path / "p")
+    (root / ".gitignore").write_text("/mlruns/\n")
+    monkeypatch.chdir(root)
+    assert freeze_command("toy", "1.0.0") == 0
+    out = capsys.readouterr().out
+    assert "released toy-demo 1.0.0: 9 cases, text included" in out
+    add = next(line for line in out.splitlines() if "next: git add" in line).split("next: ", 1)[1].split(" && ")[0]
+    assert add == "git add releases/toy-demo/1.0.0 releases/index.json"
+    git(add.split()[1:], root)
+    git(["commit", "-q", "-m", "release"], root)
+    assert tag_committed(root, root / "releases") == ["toy-demo@v1.0.0"]
+    assert tag_committed(root, root / "releases") == []
+    assert verify_command(root / "releases/toy-demo/1.0.0") == 0
+    assert "content: OK" in capsys.readouterr().out
+    # rewriting the index in the working tree does not hide an edited release: git has the original
+    index = json.loads((root / "releases/index.json").read_text())
+    index["toy-demo"]["1.0.0"]["suite_sha256"] = "0" * 64
+    (root / "releases/index.json").write_text(json.dumps(index))
+    assert verify_command(root / "releases/toy-demo/1.0.0") == 1
+    assert "index: releases/index.json records another suite" in capsys.readouterr().out
+
+
 def test_cli_release_dvc_tracked_and_tagged(project: Path, monkeypatch: pytest.MonkeyPatch,
                                             capsys: pytest.CaptureFixture[str]) -> None:
     from lingtest.commands.release import freeze_command
 
     root = project
     monkeypatch.chdir(root)
-    assert freeze_command("toy", "1.0.0") == 0
+    assert freeze_command("toy", "1.0.0", dvc=True) == 0
     out = capsys.readouterr().out
     assert "released toy-demo 1.0.0: 9 cases" in out and "tracked by DVC" in out
     dvc_file = root / "releases/toy-demo/1.0.0.dvc"
@@ -129,17 +239,17 @@ def test_cli_release_dvc_tracked_and_tagged(project: Path, monkeypatch: pytest.M
     # the suggested `git add` names only files that exist (the project's .gitignore already ignores
     # releases/*/*/, so DVC wrote no .gitignore of its own) and works as printed
     add = next(line for line in out.splitlines() if "next: git add" in line).split("next: ", 1)[1].split(" && ")[0]
-    assert add == "git add releases/toy-demo/1.0.0.dvc"
+    assert add == "git add releases/toy-demo/1.0.0.dvc releases/index.json"
     git(add.split()[1:], root)
     # DVC keeps the folder out of git; only the .dvc file and DVC's .gitignore are added
     assert git(["check-ignore", "-q", "releases/toy-demo/1.0.0/README.md"], root, check=False).returncode == 0
-    assert freeze_command("toy", "1.0.0", tag=True) == 2  # not committed yet
+    assert freeze_command("toy", "1.0.0", dvc=True, tag=True) == 2  # not committed yet
     assert "before tagging" in capsys.readouterr().err
     git(["add", "releases"], root)
     git(["commit", "-q", "-m", "release"], root)
-    assert freeze_command("toy", "1.0.0", tag=True) == 0
+    assert freeze_command("toy", "1.0.0", dvc=True, tag=True) == 0
     assert git(["tag", "-l"], root).stdout.split() == ["toy-demo@v1.0.0"]
-    assert freeze_command("toy", "1.0.0", tag=True) == 2  # a tag is never moved
+    assert freeze_command("toy", "1.0.0", dvc=True, tag=True) == 2  # a tag is never moved
 
 
 @pytest.mark.e2e

@@ -32,7 +32,11 @@ class SuiteInfo:
     set of a classification suite (outputs must stay inside it) or, for NER, the label scheme when the
     suite records one (informational: NER systems answer in their own labels); ``input_form`` and
     ``output_form`` describe the JSON a function or HTTP system gets and returns, ``example_input`` is
-    the first case's first input in that form."""
+    the first case's first input in that form. ``kind`` is ``cases`` (the same cases for every system) or
+    ``sources`` (a release of sources whose cases ``run`` generates from each system's own predictions,
+    ``system_dependent``; ``cases`` then counts sources and ``generator`` names the technique's
+    generator); ``text`` is ``withheld`` for a release whose corpus's licence keeps its text out, until
+    ``lingtest release materialize`` fills it in (``materialized``)."""
 
     name: str
     version: str | None
@@ -48,6 +52,11 @@ class SuiteInfo:
     input_form: str
     output_form: str
     example_input: Any
+    kind: str = "cases"
+    system_dependent: bool = False
+    generator: str | None = None
+    text: str = "included"
+    materialized: bool = True
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)

@@ -64,6 +64,10 @@ class Suite:
 
     cases: list[TestCase]
     info: SuiteInfo
+    #: a release of sources: the source records (``{"id", "tokens", "gold"}``) and the recorded
+    #: configuration their cases are generated with
+    sources: list[dict[str, Any]] | None = None
+    config: dict[str, Any] | None = None
 
     def __len__(self) -> int:
         return len(self.cases)
@@ -94,7 +98,7 @@ class Suite:
 
     def run(self, system: Any, *, limit: int | None = None, seed: int = 0,
             options: Mapping[str, Any] | None = None, batch_size: int | None = None, config: Any = None,
-            progress: bool | None = None) -> Results:
+            progress: bool | None = None, labels: Any = None) -> Results:
         """Run ``system`` on the suite (or on a seeded sample of ``limit`` cases).
 
         ``system``: a function (a batch of inputs in the task's JSON form in, one output each out; see
@@ -107,12 +111,24 @@ class Suite:
         configuration, or Hydra overrides for :func:`lingtest.config.compose` (default: none).
         ``progress``: a progress bar (default: when stderr is a terminal).
 
+        A release of sources (``info.kind == "sources"``, TIN) generates its cases from ``system``'s own
+        predictions with the recorded configuration first, then runs them; ``labels`` maps an NER system's
+        labels onto the gold scheme (a scheme name such as ``"conll"``, a mapping, or a YAML/JSON file) so
+        that the run is graded against gold (``Results.gold``). ``limit`` then samples sources.
+
         A bad output (malformed, NaN, a label outside ``info.labels``, probabilities not summing to 1,
         the wrong number of outputs, spans or scores) is a
         :class:`~lingtest.harness.outputs.OutputError` naming the case and the field; nothing of the
         batch it came in is cached."""
-        from lingtest.harness.running import run_cases
+        from lingtest.harness.running import run_cases, run_sources
 
+        if self.info.kind == "sources":
+            return run_sources(self, system, limit=limit, seed=seed, options=options, batch_size=batch_size,
+                               config=config, progress=progress, labels=labels)
+        if not self.info.materialized:
+            raise InputError(f"the release withholds its text (the licence of its corpus): `lingtest release "
+                             f"materialize {Path(self.info.path).parent.parent}` fills it in from your copy",
+                             path=self.info.path)
         return run_cases(self.info, self.sample(limit, seed), system, limit=limit, seed=seed, options=options,
                          batch_size=batch_size, config=config, progress=progress)
 
@@ -151,8 +167,55 @@ def _release_versions(folder: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir() if (p / "provenance.json").is_file())
 
 
+def _lines_to_cases(lines: list[str], where: str) -> list[TestCase]:
+    out = []
+    for lineno, line in enumerate(lines, start=2):
+        if not line.strip():
+            continue
+        try:
+            out.append(TestCase.from_dict(json.loads(line)))
+        except json.JSONDecodeError as exc:
+            raise InputError(f"invalid JSON ({exc.msg})", path=where, line=lineno) from None
+        except KeyError as exc:
+            raise InputError("missing required field", path=where, line=lineno, field=str(exc.args[0])) from None
+        except (TypeError, ValueError) as exc:
+            raise InputError(str(exc), path=where, line=lineno) from None
+    return out
+
+
+def _suite_text(folder: Path, prov: Mapping[str, Any]) -> tuple[bytes, str] | None:
+    """The suite's bytes and where they came from: the release's gzip file, else the materialised copy
+    of a release that withholds its text, else ``None``; checked against the recorded sha256."""
+    import gzip
+    import hashlib
+
+    from lingtest.release.materialize import materialized_path
+
+    rel = prov.get("release") or {}
+    expected = str((prov.get("suite") or {}).get("sha256"))
+    if rel.get("suite_file"):
+        path = folder / str(rel["suite_file"])
+        if not path.is_file():
+            raise InputError("the release's suite file is missing: `lingtest release verify`", path=path)
+        data = gzip.decompress(path.read_bytes())
+    elif rel.get("text") == "withheld":
+        path = materialized_path(dict(prov))
+        if not path.is_file():
+            return None
+        data = path.read_bytes()
+    else:
+        return None
+    got = hashlib.sha256(data).hexdigest()
+    if got != expected:
+        raise InputError(f"the suite does not match the release (sha256 {got[:16]}..., the release records "
+                         f"{expected[:16]}...): `lingtest release verify {folder}`", path=path)
+    return data, str(path)
+
+
 def _from_release(folder: Path) -> tuple[list[TestCase], dict[str, Any], dict[str, Any]]:
-    """(cases, header, identity) of a release folder."""
+    """(cases, header, identity) of a release folder; the identity also says the release's ``kind``,
+    ``text``, whether it is ``materialized``, and for a release of sources its ``sources``, ``generator``
+    and recorded ``config``."""
     from lingtest.data.io import read_header, read_jsonl
     from lingtest.release.freeze import read_provenance
     from lingtest.release.provenance import sha256_file
@@ -160,9 +223,36 @@ def _from_release(folder: Path) -> tuple[list[TestCase], dict[str, Any], dict[st
     prov = read_provenance(folder)
     rel = prov.get("release") or {}
     suite = prov.get("suite") or {}
-    ident = {"name": rel.get("name") or suite.get("name") or folder.parent.name,
-             "version": rel.get("version") or folder.name, "technique": suite.get("technique"),
-             "sha256": suite.get("sha256")}
+    ident: dict[str, Any] = {"name": rel.get("name") or suite.get("name") or folder.parent.name,
+                             "version": rel.get("version") or folder.name, "technique": suite.get("technique"),
+                             "sha256": suite.get("sha256"), "kind": rel.get("kind", "cases"),
+                             "text": rel.get("text", "included"), "materialized": True}
+    if int(rel.get("format", 1)) >= 2:
+        got = _suite_text(folder, prov)
+        parquet = folder / str(rel.get("data_file", ""))
+        if got is None:  # text withheld and not materialised yet: what the rows say, without payloads
+            ident["materialized"], ident["path"] = False, str(parquet)
+            if ident["kind"] == "sources":
+                import pyarrow.parquet as pq
+
+                rows = pq.read_table(parquet).to_pylist()
+                ident["sources"] = [{"id": r["id"], "tokens": None, "gold": json.loads(r["gold"] or "null")}
+                                    for r in rows]
+                ident["generator"], ident["config"] = (rel.get("generator") or {}).get("name"), prov.get("config")
+                return [], dict(rel.get("header") or {}), ident
+            import pyarrow.parquet as pq
+
+            ident["groups"] = {r["id"]: r["group"] for r in pq.read_table(parquet, columns=["id", "group"]).to_pylist()}
+            return read_parquet_cases(parquet), dict(rel.get("header") or {}), ident
+        data, where = got
+        lines = data.decode("utf-8").splitlines()
+        ident["path"] = where
+        header = json.loads(lines[0]) if lines else {}
+        if ident["kind"] == "sources":
+            ident["sources"] = [json.loads(line) for line in lines[1:] if line.strip()]
+            ident["generator"], ident["config"] = (rel.get("generator") or {}).get("name"), prov.get("config")
+            return [], header, ident
+        return _lines_to_cases(lines[1:], where), header, ident
     jsonl = folder / str(rel.get("jsonl_file", ""))
     if rel.get("jsonl_file") and jsonl.is_file():
         sha = sha256_file(jsonl)
@@ -229,6 +319,8 @@ def load_suite(source: str | os.PathLike[str]) -> Suite:
         header = read_header(path)
         cases = list(read_jsonl(path, TestCase.from_dict, kind="testcase"))
         ident = {"sha256": sha256_file(path), "path": str(path)}
+    if ident.get("kind") == "sources":
+        return _sources_suite(ident, header, path)
     if not cases:
         raise InputError("the suite has no test cases", path=path)
     where = str(ident.get("path", path))
@@ -237,10 +329,15 @@ def load_suite(source: str | os.PathLike[str]) -> Suite:
         names = sorted({c.technique for c in cases})
         technique = names[0] if len(names) == 1 else "+".join(names)
     task = suite_task(cases, header, where)
+    named = ident.get("groups") or {}
+
+    def group(c: TestCase) -> str:
+        return str(named.get(c.id) or group_of(c))
+
     groups: Counter[str] = Counter()
     for c in cases:
-        groups[group_of(c)] += 1
-    order = list(dict.fromkeys(group_of(c) for c in cases))
+        groups[group(c)] += 1
+    order = list(dict.fromkeys(group(c) for c in cases))
     rules = sorted({group_rule(c.technique) for c in cases})
     first = cases[0]
     example: Any = None
@@ -256,5 +353,24 @@ def load_suite(source: str | os.PathLike[str]) -> Suite:
                      technique=technique, task=task, cases=len(cases), groups={g: groups[g] for g in order},
                      group_rule=" / ".join(rules), labels=suite_labels(cases, task, header),
                      expectations=dict(Counter(expectation_name(c.expected) for c in cases).most_common()),
-                     input_form=FORMS[task][0], output_form=FORMS[task][1], example_input=example)
+                     input_form=FORMS[task][0], output_form=FORMS[task][1], example_input=example,
+                     text=str(ident.get("text", "included")), materialized=bool(ident.get("materialized", True)))
     return Suite(cases, info)
+
+
+def _sources_suite(ident: dict[str, Any], header: Mapping[str, Any], path: Path) -> Suite:
+    """A release of sources (its cases are generated per system when it runs)."""
+    sources = list(ident.get("sources") or [])
+    if not sources:
+        raise InputError("the release has no sources", path=path)
+    labels = sorted({str(g[2]) for s in sources for g in (s.get("gold") or []) if isinstance(g, list) and len(g) == 3})
+    example = sources[0].get("tokens")
+    task = "ner"
+    info = SuiteInfo(name=str(ident["name"]), version=ident.get("version"), sha256=str(ident["sha256"]),
+                     path=str(ident.get("path", path)), technique=str(ident.get("technique")), task=task,
+                     cases=len(sources), groups={}, group_rule="provenance.transformation",
+                     labels=tuple(labels) or None,
+                     expectations={}, input_form=FORMS[task][0], output_form=FORMS[task][1], example_input=example,
+                     kind="sources", system_dependent=True, generator=ident.get("generator"),
+                     text=str(ident.get("text", "included")), materialized=bool(ident.get("materialized", True)))
+    return Suite([], info, sources=sources, config=ident.get("config"))

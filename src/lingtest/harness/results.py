@@ -4,7 +4,8 @@
 line per case: ``id``, ``group``, ``expectation``, ``inputs`` (by side, in the task's JSON form),
 ``expected``, ``prediction`` (by side), ``passed``, ``details``) and ``dir/summary.json`` (the suite's
 name, version and sha256; the system's spec, name, version and config; the lingtest version and git
-commit; the run's sample and options; ``cases`` and ``failed`` per group and overall).
+commit; the run's sample and options; ``cases`` and ``failed`` per group and overall; ``gold``: the
+technique's grading against gold, where the suite has gold).
 """
 
 from __future__ import annotations
@@ -51,6 +52,9 @@ class Results:
     inputs: list[dict[str, Any]]
     groups: list[str]
     run: dict[str, Any] = field(default_factory=dict)
+    #: a technique's grading of the run against gold, where its suite has gold (TIN: issue precision,
+    #: source F1); written into ``summary.json`` as ``gold``
+    gold: dict[str, Any] | None = None
 
     def __len__(self) -> int:
         return len(self.results)
@@ -116,6 +120,7 @@ class Results:
             "run": self.run,
             "groups": self.counts(),
             OVERALL: {"cases": len(self), "failed": self.failed},
+            **({"gold": self.gold} if self.gold is not None else {}),
         }
 
     def save(self, directory: str | Path) -> Path:

@@ -8,6 +8,7 @@ import copy
 import os
 import sys
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from lingtest.config import Composed
@@ -157,3 +158,70 @@ def run_cases(info: SuiteInfo, cases: list[TestCase], system: Any, *, limit: int
                    inputs=case_inputs(cases, task), groups=[group_of(c) for c in cases],
                    run={"limit": limit, "seed": seed, "cases": len(cases), "options": opts,
                         "predicted": cached.misses, "from_cache": cached.hits})
+
+
+def sample_sources(sources: Sequence[dict[str, Any]], limit: int | None, seed: int) -> list[dict[str, Any]]:
+    """``limit`` sources drawn with ``seed``, in release order (all when ``limit`` is ``None``)."""
+    import random
+
+    if limit is None or limit >= len(sources):
+        return list(sources)
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        raise InputError(f"limit must be a positive integer, got {limit!r}", field="limit")
+    return [sources[i] for i in sorted(random.Random(seed).sample(range(len(sources)), limit))]
+
+
+def run_sources(suite: Any, system: Any, *, limit: int | None = None, seed: int = 0,
+                options: Mapping[str, Any] | None = None, batch_size: int | None = None, config: Any = None,
+                progress: bool | None = None, labels: Any = None) -> Results:
+    """Run ``system`` on a release of sources (``Suite.run`` of a suite whose ``info.kind`` is
+    ``sources``): the registered generator makes the cases from the system's own predictions with the
+    configuration the release recorded, the one runner checks them, and the generator grades the run
+    against gold. The system is resolved, checked and cached once for both steps."""
+    import dataclasses
+    from collections import Counter
+
+    from omegaconf import OmegaConf
+
+    from lingtest.harness.derive import expectation_name, group_of
+    from lingtest.harness.generators import GENERATORS
+    from lingtest.harness.outputs import CheckedRunner, CheckedSystem, OutputCheck, owners_of
+    from lingtest.suite.run import run_suite
+    from lingtest.systems.spec import resolve_system
+    from lingtest.systems.tasks import get_task
+
+    info: SuiteInfo = suite.info
+    if not info.materialized:
+        raise InputError(f"the release withholds its source text (the licence of its corpus): `lingtest release "
+                         f"materialize {Path(info.path).parent.parent}` fills it in from your copy", path=info.path)
+    if not info.generator:
+        raise InputError("the release of sources names no generator", path=info.path, field="release.generator")
+    generator = GENERATORS.get(str(info.generator))
+    sources = sample_sources(suite.sources or [], limit, seed)
+    cfg = configuration(config)
+    recorded = OmegaConf.create(suite.config) if suite.config else cfg
+    task = get_task(info.task)
+    owners: dict[str, list[tuple[str, str]]] = {}
+    for s in sources:
+        owners.setdefault(task.key(task.from_payload({"tokens": s["tokens"]})), []).append((str(s["id"]), "source"))
+    check = OutputCheck(task, owners, None)
+    with Bar(f"{info.name}: generating and predicting", progress) as bar:
+        resolved = resolve_system(system, info.task, cfg, batch_size=batch_size, progress=bar)
+        cached = resolved.system
+        cached.runner = CheckedRunner(cached.runner, check, cached.name)
+        checked = CheckedSystem(cached, check, before=bar.set_total)
+        cases = generator.generate(sources, checked, recorded, seed=seed)
+        for key, found in owners_of(cases, task, _needs).items():
+            check.owners.setdefault(key, found)
+        opts = run_options(cases, options, lambda: recorded)
+        run = run_suite(checked, cases, opts) if cases else None
+    results = list(run.results) if run is not None else []
+    groups = [group_of(c) for c in cases]
+    counts = Counter(groups)
+    ran = dataclasses.replace(info, cases=len(cases), groups={g: counts[g] for g in dict.fromkeys(groups)},
+                              expectations=dict(Counter(expectation_name(c.expected) for c in cases).most_common()))
+    return Results(info=ran, system=resolved.describe(), cases=cases, results=results,
+                   inputs=case_inputs(cases, task), groups=groups,
+                   run={"limit": limit, "seed": seed, "sources": len(sources), "cases": len(cases), "options": opts
+                        if cases else dict(options or {}), "predicted": cached.misses, "from_cache": cached.hits},
+                   gold=generator.grade(cases, results, labels, recorded))

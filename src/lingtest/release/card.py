@@ -10,6 +10,12 @@ from typing import Any
 from lingtest.release.records import COLUMNS
 
 COLUMN_DOCS: dict[str, str] = {
+    "group": "the group a summary counts the case in (capability, template, attack or transformation)",
+    "line_sha256": "sha256 of the case's line in the suite file (what ties a row to its text)",
+    "tokens": "the sentence's tokens (JSON list)",
+    "text": "the tokens joined by spaces",
+    "gold": "gold entities, token spans `[start, end, label]` with `end` exclusive (JSON)",
+    "n_tokens": "number of tokens",
     "id": "content-derived case id (stable across regenerations)",
     "technique": "the technique that generated the case",
     "relation": "the metamorphic relation or attack",
@@ -27,14 +33,14 @@ COLUMN_DOCS: dict[str, str] = {
 
 
 def header(*, name: str, version: str, license_id: str, technique: str, data_file: str, split: str,
-           records: int, num_bytes: int) -> dict[str, Any]:
+           records: int, num_bytes: int, columns: Mapping[str, str] = COLUMNS) -> dict[str, Any]:
     return {
         "pretty_name": f"lingtest {name} {version}",
         "license": license_id,
         "tags": ["lingtest", technique, "test-suite", "metamorphic-testing"],
         "configs": [{"config_name": "default", "data_files": [{"split": split, "path": data_file}]}],
         "dataset_info": {
-            "features": [{"name": c, "dtype": t} for c, t in COLUMNS.items()],
+            "features": [{"name": c, "dtype": t} for c, t in columns.items()],
             "splits": [{"name": split, "num_bytes": num_bytes, "num_examples": records}],
         },
     }
@@ -47,27 +53,42 @@ def _paper(paper: Mapping[str, Any] | None) -> str:
     return ". ".join(p for p in parts if p) + "."
 
 
-def render(*, name: str, version: str, split: str, data_file: str, jsonl_file: str, records: int,
-           num_bytes: int, license: Mapping[str, Any] | None, paper: Mapping[str, Any] | None,
-           provenance: Mapping[str, Any]) -> str:
+def render(*, name: str, version: str, split: str, data_file: str, suite_file: str | None, records: int,
+           num_bytes: int, columns: Mapping[str, str], license: Mapping[str, Any] | None,
+           paper: Mapping[str, Any] | None, provenance: Mapping[str, Any]) -> str:
     """The card's text."""
     import yaml
 
     suite = provenance["suite"]
+    release = provenance.get("release", {})
     lic = dict(license or {"id": "other", "note": "licence of the source corpus not recorded in conf/release"})
     head = header(name=name, version=version, license_id=str(lic["id"]), technique=str(suite["technique"]),
-                  data_file=data_file, split=split, records=records, num_bytes=num_bytes)
+                  data_file=data_file, split=split, records=records, num_bytes=num_bytes, columns=columns)
+    what = "source sentences with gold entities" if release.get("kind") == "sources" else "test cases"
     lines = ["---", yaml.safe_dump(head, sort_keys=False, allow_unicode=True).rstrip(), "---", "",
              f"# {name} {version}", "",
-             f"A frozen lingtest test suite: {records:,} `{suite['technique']}` test cases generated from "
+             f"A frozen lingtest release: {records:,} `{suite['technique']}` {what} from "
              f"`{suite['corpus'] or 'its source data'}` (`{suite['path']}`).", "",
-             "```python", "import datasets", f'ds = datasets.load_dataset("path/to/{name}/{version}", split="{split}")',
-             "```", "",
-             f"Files: `{data_file}` (Parquet), `{jsonl_file}` (the suite's JSONL records, as lingtest reads them), "
-             "`provenance.json`, `checksums.sha256` (`sha256sum -c checksums.sha256`; "
-             "`lingtest release verify DIR`).", "",
-             "## Columns", "", "| column | type | what |", "|---|---|---|"]
-    lines += [f"| `{c}` | {t} | {COLUMN_DOCS.get(c, '')} |" for c, t in COLUMNS.items()]
+             "```python", "import datasets",
+             f'ds = datasets.load_dataset("releases/{name}/{version}", split="{split}")',
+             "", "import lingtest", f'suite = lingtest.load_suite("releases/{name}/{version}")', "```", ""]
+    if release.get("kind") == "sources":
+        lines += [f"The cases are generated for each system under test from its own predictions: `lingtest run "
+                  f"releases/{name}/{version} --system SPEC` generates them with the recorded configuration "
+                  f"(generator `{(release.get('generator') or {}).get('name')}`) and grades the system against "
+                  "gold.", ""]
+    if release.get("text") == "withheld":
+        lines += ["**The corpus's text is not in this release**: its licence does not allow redistribution. Every "
+                  "row keeps what lingtest made (ids, groups, expectations, gold annotations) and the sha256 of its "
+                  "text (`line_sha256`); `lingtest release materialize releases/"
+                  f"{name}/{version}` fills the text in from your own copy of the corpus, checked row by row.", ""]
+        files = f"`{data_file}` (Parquet)"
+    else:
+        files = f"`{data_file}` (Parquet), `{suite_file}` (the suite file as lingtest reads it, gzip)"
+    lines += [f"Files: {files}, `provenance.json`, `checksums.sha256` (`sha256sum -c checksums.sha256`; "
+              f"`lingtest release verify releases/{name}/{version}`).", "",
+              "## Columns", "", "| column | type | what |", "|---|---|---|"]
+    lines += [f"| `{c}` | {t} | {COLUMN_DOCS.get(c, '')} |" for c, t in columns.items()]
     lines += ["", "## Licence", "", f"`{lic['id']}`: {lic.get('note', '')}", "",
               "## Cite", "", _paper(paper), "", "## Provenance", ""]
     git = provenance.get("git", {})
@@ -75,6 +96,9 @@ def render(*, name: str, version: str, split: str, data_file: str, jsonl_file: s
               f"- git commit: `{git.get('commit')}`" + (" (working tree dirty)" if git.get("dirty") else ""),
               f"- composed config sha256: `{provenance['config_sha256']}` (the config is in `provenance.json`)",
               f"- seed: `{provenance.get('seed')}`"]
+    env = provenance.get("environment", {})
+    if env.get("cpu"):
+        lines.append(f"- generated on: {env.get('cpu')} ({env.get('machine')})")
     pipe = provenance.get("pipeline")
     if pipe:
         lines.append(f"- DVC stage: `{pipe['stage']}` (`{pipe.get('cmd')}`)")
@@ -87,9 +111,9 @@ def render(*, name: str, version: str, split: str, data_file: str, jsonl_file: s
     if src:
         lines.append(f"- source corpus manifest `{src['path']}`: sha256 `{src['sha256']}` "
                      f"({len(src['files'])} source files, sha256 each in `provenance.json`)")
-    env = provenance.get("environment", {})
     lock = env.get("lock") or {}
     if lock:
         lines.append("- lock files: " + ", ".join(f"`{k}` `{v[:12]}`" for k, v in lock.items()))
-    lines += ["", "Regenerate and check byte-identity: `lingtest release verify DIR --regenerate`.", ""]
+    lines += ["", f"Regenerate and check byte-identity: `lingtest release verify releases/{name}/{version} "
+              "--regenerate`.", ""]
     return "\n".join(lines)

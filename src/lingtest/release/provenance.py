@@ -96,7 +96,7 @@ def manifest_summary(root: Path, dataset: str, manifests_dir: str) -> dict[str, 
             "files": dict(sorted((data.get("files") or {}).items()))}
 
 
-def collect(suite: SuiteRef, cfg: Composed, root: Path, *, records: int) -> dict[str, Any]:
+def collect(suite: SuiteRef, cfg: Composed, root: Path, *, records: int, corpus: str | None = None) -> dict[str, Any]:
     """The provenance of ``suite`` as written into ``provenance.json`` and the card."""
     from omegaconf import OmegaConf
 
@@ -107,7 +107,8 @@ def collect(suite: SuiteRef, cfg: Composed, root: Path, *, records: int) -> dict
     tech_cfg = config.get(suite.technique) if isinstance(config.get(suite.technique), dict) else {}
     assert isinstance(tech_cfg, dict)
     seed = tech_cfg.get("seed", config.get("seed"))
-    corpus = str(tech_cfg.get("corpus") or config.get("dataset") or "")
+    if corpus is None:
+        corpus = str(tech_cfg.get("corpus") or config.get("dataset") or "")
     stages = read_lock(root)
     stage = producing_stage(stages, suite.rel)
     suite_sha = sha256_file(suite.path)
@@ -130,5 +131,6 @@ def collect(suite: SuiteRef, cfg: Composed, root: Path, *, records: int) -> dict
         "pipeline": pipeline,
         "source_data": manifest_summary(root, corpus, str(config.get("paths", {}).get("manifests", "data/manifests")))
         if corpus else None,
-        "environment": {"python": env["python"], "packages": env["packages"], "lock": env["lock"]},
+        "environment": {"python": env["python"], "packages": env["packages"], "lock": env["lock"],
+                        "machine": env.get("machine"), "cpu": (env.get("cpu") or {}).get("model")},
     }

@@ -1,10 +1,13 @@
-"""After freezing: track the release with DVC, tag it in git, push it to the Hugging Face Hub.
+"""After freezing: tag it in git, or (for a release too large for git) track it with DVC, push it to
+the Hugging Face Hub.
 
-* :func:`dvc_track` runs ``dvc add <release>``: the data go to the DVC cache (``dvc push`` sends
-  them to the remote), git gets the small ``<version>.dvc`` file, and DVC writes the ``.gitignore``
-  beside it that keeps the folder out of git.
-* :func:`git_tag` makes the annotated tag ``<suite>@v<version>`` on HEAD, only when HEAD holds the
-  release's ``.dvc`` file as it is on disk (commit it first); an existing tag is never moved.
+* Releases are committed to git with the release index (``git add releases/<suite>/<version>
+  releases/index.json``); :func:`tag_committed` then makes the annotated tag ``<suite>@v<version>`` on
+  the commit that added each release, for every release the index lists and no tag names yet (an
+  existing tag is never moved).
+* :func:`dvc_track` runs ``dvc add <release>`` instead, for a release too large for git: the data go to
+  the DVC cache (``dvc push`` sends them to the remote), git gets the small ``<version>.dvc`` file.
+* :func:`git_tag` tags HEAD once it holds a DVC-tracked release's ``.dvc`` file as it is on disk.
 * :func:`push_to_hub` uploads the release folder as a dataset repository (needs a network and a token).
 """
 
@@ -55,3 +58,25 @@ def push_to_hub(release_dir: Path, repo_id: str, *, tag: str, private: bool = Fa
                              commit_message=f"lingtest release {tag}")
     api.create_tag(repo_id, repo_type="dataset", tag=tag.replace("@", "-"), revision=info.oid)
     return str(info.commit_url)
+
+
+def tag_committed(root: Path, release_root: Path) -> list[str]:
+    """Tag ``<suite>@v<version>`` on the commit that added each release of the index that no tag names
+    yet; returns the tags made. A release not committed yet is left for a later call."""
+    from lingtest.release.index import git_tags, read_index
+
+    have = git_tags(root)
+    made = []
+    for name, versions in read_index(release_root).items():
+        for version, entry in versions.items():
+            tag = str(entry.get("tag") or f"{name}@v{version}")
+            if "withdrawn" in entry or tag in have:
+                continue
+            folder = (release_root / name / version).resolve().relative_to(root.resolve()).as_posix()
+            log = _git(["log", "--diff-filter=A", "--format=%H", "--", f"{folder}/provenance.json"], root, check=False)
+            commits = log.stdout.split()
+            if not commits:
+                continue
+            _git(["tag", "-a", tag, commits[-1], "-m", f"lingtest release {name} {version}"], root)
+            made.append(tag)
+    return made

@@ -86,3 +86,32 @@ def resolve_suite(spec: str, cfg: Composed, root: Path, *, name: str | None = No
     if not NAME_RE.match(release_name):
         raise InputError(f"release name {release_name!r} must match {NAME_RE.pattern}", field="name")
     return SuiteRef(release_name, technique, path.resolve(), _relative(path, root))
+
+
+@dataclass(frozen=True)
+class ReleaseTarget:
+    """What ``lingtest release SPEC`` freezes: the suite, the kind (``cases`` or ``sources``) and, for
+    sources, the generator ``lingtest run`` calls."""
+
+    suite: SuiteRef
+    kind: str
+    generator: dict[str, str] | None
+
+
+def resolve_release(spec: str, cfg: Composed, root: Path, *, name: str | None = None) -> ReleaseTarget:
+    """``spec`` as :func:`resolve_suite` reads it, except that a technique whose cases are generated per
+    system (``release.sources.<technique>``; TIN), or the name of its sources release (``tin-conll2003``),
+    means its sources."""
+    sources = cfg.release.get("sources") or {}
+    for technique, entry in sources.items():
+        if spec in (str(technique), str(entry.name)):
+            path = root / str(entry.file)
+            if not path.is_file():
+                raise InputError(f"the sources of {technique} are missing: run `dvc repro` for {technique} first",
+                                 path=path)
+            release_name = name or str(entry.name)
+            if not NAME_RE.match(release_name):
+                raise InputError(f"release name {release_name!r} must match {NAME_RE.pattern}", field="name")
+            ref = SuiteRef(release_name, str(technique), path.resolve(), _relative(path, root))
+            return ReleaseTarget(ref, "sources", {"name": str(entry.generator)})
+    return ReleaseTarget(resolve_suite(spec, cfg, root, name=name), "cases", None)

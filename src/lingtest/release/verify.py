@@ -1,4 +1,12 @@
-"""Check a release: its checksums, and (``--regenerate``) that the suite regenerates byte for byte.
+"""Check a release: its checksums, its content against the suite sha256 it records and against the
+release index as git recorded it (:func:`verify_release`), and (``--regenerate``) that the suite
+regenerates byte for byte.
+
+Content: the Parquet rows must hash to the ``rows_sha256`` of the provenance and of the index; where the
+release includes its suite file, that file must have the recorded suite sha256 and every Parquet row must
+be the row of its suite line, so an edited row fails even when ``checksums.sha256``, ``provenance.json``
+and the working tree's index were rewritten to match (the index of the commit that added the release
+still holds the original).
 
 Regeneration clones the project at the recorded commit into a temporary folder (``git clone
 --shared``: the original checkout is not touched), writes the recorded composed config as
@@ -63,6 +71,63 @@ def verify_checksums(directory: Path) -> ChecksumReport:
         if p.is_file() and rel != CHECKSUMS and rel not in listed:
             report.problems.append(f"not listed in checksums.sha256: {rel}")
     return report
+
+
+def _release_root(directory: Path) -> Path:
+    return directory.resolve().parent.parent
+
+
+def verify_content(directory: Path, root: Path | None = None) -> list[str]:
+    """The problems of a release's content (empty: none); see the module doc."""
+    import gzip
+    import hashlib
+
+    import pyarrow.parquet as pq
+
+    from lingtest.release.freeze import case_content
+    from lingtest.release.index import committed_index, entry_of, read_index
+    from lingtest.release.records import rows_sha256
+
+    prov = read_provenance(directory)
+    rel = prov.get("release") or {}
+    if int(rel.get("format", 1)) < 2:
+        return []  # a release of the first format: its checksums are all it records
+    problems: list[str] = []
+    data = directory / str(rel.get("data_file"))
+    rows = pq.read_table(data).to_pylist() if data.is_file() else []
+    got_rows = rows_sha256(rows)
+    if got_rows != rel.get("rows_sha256"):
+        problems.append(f"rows: the Parquet rows hash to {got_rows[:16]}..., provenance.json records "
+                        f"{str(rel.get('rows_sha256'))[:16]}...")
+    suite_sha = str(prov["suite"]["sha256"])
+    if rel.get("suite_file"):
+        path = directory / str(rel["suite_file"])
+        raw = gzip.decompress(path.read_bytes()) if path.is_file() else b""
+        if hashlib.sha256(raw).hexdigest() != suite_sha:
+            problems.append(f"suite: {rel['suite_file']} is not the suite whose sha256 the release records")
+        elif rel.get("kind", "cases") == "cases":
+            import tempfile
+
+            with tempfile.NamedTemporaryFile(suffix=".jsonl") as tmp:
+                tmp.write(raw)
+                tmp.flush()
+                expected_rows = case_content(Path(tmp.name), withheld=False).rows
+            bad = [r.get("id") for r, e in zip(rows, expected_rows, strict=False) if r != e]
+            if len(rows) != len(expected_rows) or bad:
+                shown = ", ".join(str(b) for b in bad[:5])
+                problems.append(f"rows: {len(bad) or abs(len(rows) - len(expected_rows))} Parquet rows differ from "
+                                f"the suite file's cases ({shown or 'row count'})")
+    name, version = str(rel.get("name")), str(rel.get("version"))
+    index = read_index(_release_root(directory))
+    for where, idx in [("releases/index.json", index)] + (
+            [(f"releases/index.json at {c[0][:12]} (the commit that added the release)", c[1])]
+            if root is not None and (c := committed_index(root, _release_root(directory), directory)) else []):
+        entry = entry_of(idx, name, version)
+        if entry is None:
+            problems.append(f"index: {where} does not list {name} {version}")
+        elif entry.get("suite_sha256") != suite_sha or entry.get("rows_sha256") != got_rows:
+            problems.append(f"index: {where} records another suite or other rows for {name} {version}")
+    return problems
 
 
 @dataclass(frozen=True)
