@@ -58,8 +58,8 @@ def freeze_command(suite: str, version: str, *, name: str | None = None, out: Pa
                       f"--version {rel.version} --dvc --tag")
         elif in_repo:
             folder = rel.path.relative_to(root).as_posix()
-            index = (rel.path.parent.parent / "index.json").relative_to(root).as_posix()
-            print(f"  next: git add {folder} {index} && git commit -m 'release {rel.tag}' && lingtest release tag")
+            listing = (rel.path.parent.parent / "index.json").relative_to(root).as_posix()
+            print(f"  next: git add {folder} {listing} && git commit -m 'release {rel.tag}' && lingtest release tag")
         if push:
             print(f"  pushed: {push_to_hub(rel.path, push, tag=rel.tag)}")
     except LingtestError as exc:

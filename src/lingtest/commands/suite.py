@@ -1,7 +1,8 @@
 """``lingtest suite info SUITE [--json]`` and ``lingtest run SUITE --system SPEC [--out DIR] [--limit N]
 [--seed S] [--batch-size B]``: a thin shell over :mod:`lingtest.harness`.
 
-SUITE is a suite file, a release folder (``releases/<suite>/<version>``) or a configured suite name;
+SUITE is a suite file, a release folder (``releases/<suite>/<version>``), ``<suite>@<version>`` or a
+configured suite name;
 SPEC is ``package.module:function``, an ``http(s)://`` URL, a predictions file or a configured system
 name (:mod:`lingtest.systems.spec`). ``run`` prints a per-group table, writes ``DIR/results.jsonl`` and
 ``DIR/summary.json`` (default DIR: ``runs/<suite>/<system>``) and exits 0 when the run completes, failing
@@ -64,9 +65,13 @@ def info_command(suite: str, *, as_json: bool = False, out: Any = None) -> int:
     facts = Table.grid(padding=(0, 2))
     facts.add_column(style="bold", no_wrap=True)
     facts.add_column(overflow="fold")
+    text = info.text if info.text == "included" else (
+        "withheld by its licence; " + ("materialised" if info.materialized else "run `lingtest release materialize`"))
+    count = ("sources", f"{info.cases:,} (cases are generated for each system from its own predictions by "
+             f"the {info.generator} generator)") if info.kind == "sources" else ("cases", f"{info.cases:,}")
     rows = [("name", info.name), ("version", info.version or "-"), ("sha256", info.sha256), ("path", info.path),
-            ("technique", info.technique), ("task", info.task), ("cases", f"{info.cases:,}"),
-            ("labels", ", ".join(info.labels) if info.labels else "-"),
+            ("technique", info.technique), ("task", info.task), count, ("text", text),
+            ("labels" if info.task != "ner" else "gold labels", ", ".join(info.labels) if info.labels else "-"),
             ("expectations", ", ".join(f"{k} ({v})" for k, v in info.expectations.items())),
             ("input", info.input_form), ("output", info.output_form),
             ("example input", _short(info.example_input))]
@@ -75,6 +80,8 @@ def info_command(suite: str, *, as_json: bool = False, out: Any = None) -> int:
     for k, v in rows:  # values are data: "[str, ...]" is text, not rich markup
         facts.add_row(k, escape(str(v)))
     console.print(facts)
+    if not info.groups:
+        return 0
     console.print(f"[bold]groups[/bold] (by {escape(info.group_rule)}):")
     groups = Table()
     groups.add_column("group", overflow="fold", max_width=60)

@@ -29,8 +29,12 @@ negation      1       1          1.00
 (header ``kind: testcase``); a release folder (``releases/<suite>/<version>/``, see
 :mod:`lingtest.release.freeze`) is read from its JSONL copy of the suite (checked against the sha256
 its ``provenance.json`` records), or from its Parquet file when the JSONL is gone; a folder holding
-release versions asks for one. A Parquet file of released rows loads too, and a name that is no path
-is looked up among the configured suites (``adversarial-ontogum``, ``s2lct-sst``; see
+release versions asks for one. ``<suite>@<version>`` names a release of the project
+(``crest-ontogum@1.1.0``). A release that withholds its text (its corpus's licence) loads from the
+copy ``lingtest release materialize`` made, else without payloads (``info`` works, ``run`` asks to
+materialise). A release of sources (``info.kind == "sources"``, TIN) holds source sentences and gold;
+``run`` generates its cases for the system. A Parquet file of released rows loads too, and a name that
+is no path is looked up among the configured suites (``adversarial-ontogum``, ``s2lct-sst``; see
 :mod:`lingtest.release.suites`).
 
 How a suite's task, its cases' groups and its labels are derived is said in :mod:`lingtest.harness.derive`
@@ -43,6 +47,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections import Counter
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -271,10 +276,45 @@ def _from_release(folder: Path) -> tuple[list[TestCase], dict[str, Any], dict[st
     raise InputError("the release has neither its JSONL nor its Parquet data file (run `dvc pull`?)", path=folder)
 
 
+RELEASE_REF = re.compile(r"^(?P<name>[a-z0-9][a-z0-9_.-]*)@v?(?P<version>\d+\.\d+\.\d+)$")
+
+
+def release_folder(source: str) -> Path | None:
+    """The folder of ``<suite>@<version>`` (``crest-ontogum@1.1.0`` or ``crest-ontogum@v1.1.0``) among
+    the project's releases (``release.dir`` of ``params.yaml``, else ``releases/``), or ``None`` when
+    ``source`` is not of that form."""
+    m = RELEASE_REF.match(source)
+    if m is None:
+        return None
+    from lingtest.paths import project_root
+
+    root = project_root()
+    folder = "releases"
+    params = root / "params.yaml"
+    if params.is_file():
+        import yaml
+
+        folder = str(((yaml.safe_load(params.read_text(encoding="utf-8")) or {}).get("release") or {}).get("dir")
+                     or folder)
+    path = root / folder / m["name"] / m["version"]
+    if not path.is_dir():
+        from lingtest.release.index import read_index
+
+        known = [f"{n}@{v}" for n, vs in read_index(root / folder).items() for v, e in vs.items()
+                 if "withdrawn" not in e]
+        raise InputError(f"no release {m['name']} {m['version']} (releases: {', '.join(sorted(known)) or 'none'})",
+                         path=path)
+    return path
+
+
 def _named(source: str) -> Path | None:
-    """The file of a configured suite name, or ``None`` when ``source`` cannot be one."""
+    """The folder of ``<suite>@<version>`` or the file of a configured suite name, or ``None`` when
+    ``source`` cannot be either."""
     from lingtest.release.suites import NAME_RE, resolve_suite
 
+    folder = release_folder(source)
+    if folder is not None:
+        return folder
     if not NAME_RE.match(source):
         return None
     from lingtest.config import compose
@@ -341,11 +381,11 @@ def load_suite(source: str | os.PathLike[str]) -> Suite:
     rules = sorted({group_rule(c.technique) for c in cases})
     first = cases[0]
     example: Any = None
-    try:  # every expectation predicts the source first
+    try:  # every expectation predicts the source first (a release that withholds its text has none)
         from lingtest.systems.tasks import get_task
 
         t = get_task(task)
-        example = t.encode_input(t.from_payload(first.source))
+        example = t.encode_input(t.from_payload(first.source)) if first.source is not None else None
     except (InputError, KeyError, TypeError, ValueError):
         example = None  # run() names the problem with the case
     name = str(ident.get("name") or suite_name(technique, Path(where)))
