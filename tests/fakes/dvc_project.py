@@ -101,6 +101,7 @@ def release_conf() -> dict[str, Any]:
     conf["release"]["licenses"]["demo"] = {"id": "cc-by-4.0", "redistribute": True, "note": "toy words"}
     conf["release"]["licenses"]["secret"] = {"id": "other", "redistribute": False, "note": "toy words, kept back"}
     conf["release"]["sources"] = {}
+    conf["release"]["recipes"] = {}
     return conf
 
 

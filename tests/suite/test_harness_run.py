@@ -171,7 +171,7 @@ def test_a_predictions_file_spec(suite, tmp_path):
     assert results.system["kind"] == "predictions" and results.system["name"] == "mine"
     ner = tmp_path / "ner.jsonl"
     write_predictions(ner, "ner", [["A"]], [[]])
-    with pytest.raises(InputError, match="predictions of a ner system"):
+    with pytest.raises(InputError, match="a 'ner' 'predictions' file, expected 'classification'"):
         suite.run(str(ner), config=CFG)
     with pytest.raises(InputError, match="no such predictions file"):
         suite.run(str(tmp_path / "gone.jsonl"), config=CFG)

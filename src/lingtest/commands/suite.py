@@ -1,5 +1,6 @@
 """``lingtest suite info SUITE [--json]`` and ``lingtest run SUITE --system SPEC [--out DIR] [--limit N]
-[--seed S] [--batch-size B]``: a thin shell over :mod:`lingtest.harness`.
+[--seed S] [--batch-size B] [--labels MAP]`` (or ``--export-inputs FILE``): a thin shell over
+:mod:`lingtest.harness`.
 
 SUITE is a suite file, a release folder (``releases/<suite>/<version>``), ``<suite>@<version>`` or a
 configured suite name;
@@ -96,14 +97,37 @@ def _slug(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_.")[:80] or "system"
 
 
-def run_command(suite: str, system: str, *, out_dir: Path | None = None, limit: int | None = None, seed: int = 0,
-                batch_size: int | None = None, out: Any = None) -> int:
+def export_command(suite: str, path: Path, *, limit: int | None = None, seed: int = 0) -> int:
     from lingtest.errors import LingtestError
     from lingtest.harness.loading import load_suite
 
     try:
+        n = load_suite(suite).export_inputs(path, limit=limit, seed=seed)
+    except LingtestError as exc:
+        return _fail(exc)
+    print(f"wrote {n:,} inputs to {path}: fill in each record's output with your model's answer, then "
+          f"`lingtest run {suite} --system {path}`")
+    return 0
+
+
+def run_command(suite: str, system: str | None, *, out_dir: Path | None = None, limit: int | None = None,
+                seed: int = 0, batch_size: int | None = None, labels: str | None = None,
+                export_inputs: Path | None = None, out: Any = None) -> int:
+    import os
+
+    from lingtest.errors import InputError, LingtestError
+    from lingtest.harness.loading import load_suite
+
+    if export_inputs is not None:
+        return export_command(suite, export_inputs, limit=limit, seed=seed)
+    if not system:
+        return _fail(InputError("give --system SPEC (or --export-inputs FILE to write the inputs a predictions "
+                                "file must answer)", field="system"))
+    if os.getcwd() not in sys.path:  # `package.module:function` in the current folder, as `python -m` finds it
+        sys.path.insert(0, os.getcwd())
+    try:
         loaded = load_suite(suite)
-        results = loaded.run(system, limit=limit, seed=seed, batch_size=batch_size)
+        results = loaded.run(system, limit=limit, seed=seed, batch_size=batch_size, labels=labels)
         target = out_dir or Path("runs") / _slug(loaded.info.name) / _slug(str(results.system.get("name")))
         results.save(target)
     except LingtestError as exc:
@@ -127,12 +151,35 @@ def run_command(suite: str, system: str, *, out_dir: Path | None = None, limit: 
                       end_section=g == list(counts)[-1])
     console = _console(out)
     console.print(table)
-    sample = f" (a sample of {len(results)} of {info.cases}, seed {seed})" if len(results) < info.cases else ""
+    if info.kind == "sources":
+        used = int(results.run.get("sources", info.cases))
+        sample = f" generated from {used:,} of {info.cases:,} sources" + (f" (seed {seed})" if used < info.cases
+                                                                           else "")
+    else:
+        sample = f" (a sample of {len(results)} of {info.cases}, seed {seed})" if len(results) < info.cases else ""
     run = results.run
     console.print(f"{len(results):,} cases{sample}: {results.failed:,} failed; {run.get('predicted', 0):,} "
                   f"inputs predicted, {run.get('from_cache', 0):,} from the cache")
+    if results.gold is not None:
+        console.print(_gold_line(results.gold), soft_wrap=True, highlight=False)
     console.print(f"wrote {target}/results.jsonl and summary.json", soft_wrap=True, highlight=False)
     return 0
+
+
+def _gold_line(gold: dict[str, Any]) -> str:
+    """One line of a run's grading against gold."""
+    if not gold.get("graded"):
+        return f"not graded against gold: {gold.get('reason')}"
+    summary = gold.get("summary") or {}
+    parts = []
+    for key, label in (("precision", "issue precision"), ("source_f1", "F1 on the sources"),
+                       ("hit_rate", "wrong sources revealed")):
+        value = summary.get(key)
+        if isinstance(value, dict):
+            value = value.get("f1")
+        if isinstance(value, int | float):
+            parts.append(f"{label} {value:.3f}")
+    return "graded against gold: " + (", ".join(parts) or "no issue to grade")
 
 
 def suite_info(
@@ -145,17 +192,25 @@ def suite_info(
 
 def run(
     suite: Annotated[str, typer.Argument(help="a suite file, a release folder or a configured suite name")],
-    system: Annotated[str, typer.Option("--system", "-s", help="package.module:function, an http(s):// URL, "
-                                        "a predictions file or a configured system name")],
+    system: Annotated[str | None, typer.Option("--system", "-s", help="package.module:function, an http(s):// "
+                                               "URL, spacy:<package>, hf:<id or folder>, a predictions file or a "
+                                               "configured system name")] = None,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="results folder (default "
                                              "runs/<suite>/<system>)")] = None,
     limit: Annotated[int | None, typer.Option(help="a random sample of N cases", min=1)] = None,
     seed: Annotated[int, typer.Option(help="the seed of the --limit sample")] = 0,
     batch_size: Annotated[int | None, typer.Option("--batch-size", help="inputs per call (default: the "
                                                    "configured systems.batch_size)", min=1)] = None,
+    labels: Annotated[str | None, typer.Option("--labels", help="NER: the system's label scheme (conll, "
+                                               "ontonotes, ...) or a YAML/JSON file mapping its labels to gold's, "
+                                               "for grading against gold")] = None,
+    export_inputs: Annotated[Path | None, typer.Option("--export-inputs", help="write the inputs the suite needs "
+                                                       "as a predictions file to fill in, instead of running")
+                             ] = None,
 ) -> None:
     """Run a system on a suite: a per-group table, DIR/results.jsonl and DIR/summary.json."""
-    exit_with(run_command(suite, system, out_dir=out, limit=limit, seed=seed, batch_size=batch_size))
+    exit_with(run_command(suite, system, out_dir=out, limit=limit, seed=seed, batch_size=batch_size, labels=labels,
+                          export_inputs=export_inputs))
 
 
 def register(app: typer.Typer) -> None:

@@ -87,6 +87,15 @@ class Suite:
     def group(self, case: TestCase) -> str:
         return group_of(case)
 
+    def export_inputs(self, path: str | os.PathLike[str], *, limit: int | None = None, seed: int = 0) -> int:
+        """Write the inputs this suite's cases need (every side each expectation predicts, once each) as
+        a predictions file to fill in: a model's outputs written into it make it a system
+        (``suite.run(path)``). Refused for a suite whose cases are generated per system. Returns the
+        number of inputs (:func:`lingtest.harness.export.export_inputs`)."""
+        from lingtest.harness.export import export_inputs
+
+        return export_inputs(self, Path(path), limit=limit, seed=seed)
+
     def sample(self, limit: int | None = None, seed: int = 0) -> list[TestCase]:
         """``limit`` cases drawn at random with ``seed`` (the same seed gives the same cases), in suite
         order; every case when ``limit`` is ``None`` or not below the suite's size."""
@@ -119,7 +128,8 @@ class Suite:
         A release of sources (``info.kind == "sources"``, TIN) generates its cases from ``system``'s own
         predictions with the recorded configuration first, then runs them; ``labels`` maps an NER system's
         labels onto the gold scheme (a scheme name such as ``"conll"``, a mapping, or a YAML/JSON file) so
-        that the run is graded against gold (``Results.gold``). ``limit`` then samples sources.
+        that the run is graded against gold (``Results.gold``). ``limit`` then samples sources. A fixed
+        suite of such a technique (a TIN suite file) is graded against its gold the same way.
 
         A bad output (malformed, NaN, a label outside ``info.labels``, probabilities not summing to 1,
         the wrong number of outputs, spans or scores) is a
@@ -135,7 +145,7 @@ class Suite:
                              f"materialize {Path(self.info.path).parent.parent}` fills it in from your copy",
                              path=self.info.path)
         return run_cases(self.info, self.sample(limit, seed), system, limit=limit, seed=seed, options=options,
-                         batch_size=batch_size, config=config, progress=progress)
+                         batch_size=batch_size, config=config, progress=progress, suite=self, labels=labels)
 
 
 # ---- reading --------------------------------------------------------------------------------------------
@@ -331,7 +341,6 @@ def load_suite(source: str | os.PathLike[str]) -> Suite:
     :class:`Suite` (see the module doc for how its task, groups and labels are derived)."""
     from lingtest.data.io import read_header, read_jsonl
     from lingtest.release.provenance import sha256_file
-    from lingtest.release.suites import suite_name
 
     path = Path(source).expanduser()
     if not path.exists():
@@ -363,7 +372,13 @@ def load_suite(source: str | os.PathLike[str]) -> Suite:
         return _sources_suite(ident, header, path)
     if not cases:
         raise InputError("the suite has no test cases", path=path)
-    where = str(ident.get("path", path))
+    return suite_of_cases(cases, header, ident, str(ident.get("path", path)))
+
+
+def suite_of_cases(cases: list[TestCase], header: Mapping[str, Any], ident: Mapping[str, Any], where: str) -> Suite:
+    """``cases`` as a :class:`Suite`: task, groups and labels from the cases and ``header``; name,
+    version, sha256, text, materialisation and groups by case id from ``ident``; ``info.path`` is
+    ``where``."""
     technique = str(ident.get("technique") or header.get("technique") or "")
     if not technique:
         names = sorted({c.technique for c in cases})
@@ -388,6 +403,8 @@ def load_suite(source: str | os.PathLike[str]) -> Suite:
         example = t.encode_input(t.from_payload(first.source)) if first.source is not None else None
     except (InputError, KeyError, TypeError, ValueError):
         example = None  # run() names the problem with the case
+    from lingtest.release.suites import suite_name
+
     name = str(ident.get("name") or suite_name(technique, Path(where)))
     info = SuiteInfo(name=name, version=ident.get("version"), sha256=str(ident["sha256"]), path=where,
                      technique=technique, task=task, cases=len(cases), groups={g: groups[g] for g in order},

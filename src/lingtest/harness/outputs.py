@@ -1,25 +1,26 @@
 """What a suite accepts of a system's outputs, checked before anything is cached.
 
 The task's codec (:meth:`~lingtest.systems.tasks.Task.decode_output`) already rejects malformed outputs
-(a probability outside [0, 1] or NaN, a span that is not ``0 <= start < end``, a positive
-log-probability); a suite adds what only the inputs and the suite know: a classification output gives
-probability only to the suite's labels and its probabilities sum to 1 (within :data:`SUM_TOLERANCE`), an
-NER entity or a coreference mention lies inside its input, a contrastive output has one score per
-candidate, and a batch has one output per input.
+(a non-object classification output, a probability outside [0, 1] or NaN, probabilities that do not sum
+to 1 within :data:`~lingtest.systems.classification.base.SUM_TOLERANCE`, a span that is not
+``[start, end, label]`` with ``0 <= start < end``, a positive or NaN log-probability); a suite adds what
+only the inputs and the suite know: a classification output gives probability only to the suite's
+labels, an NER entity or a coreference mention lies inside its input, a contrastive output has one score
+per candidate, and a batch has one output per input.
 
 :class:`OutputCheck` runs twice: on every batch a system answers, before the
 :class:`~lingtest.systems.cache.CachedSystem` stores it (:class:`CheckedRunner` wraps its batch runner:
 a bad batch is never cached, the batches before it are), and on every output of the run, cached ones
 included (:class:`CheckedSystem`). A bad output is an :class:`OutputError` naming the case (its id, the
-side, the start of its input) and the field. An input the system could not do (an HTTP error after every
-retry, an ``{"error": ...}`` answer) is not a bad output: the run ends with
+side, the start of its input) and the field; a batch with the wrong number of outputs names the first
+cases of the batch (``case_id`` is its first case). An input the system could not do (an HTTP error
+after every retry, an ``{"error": ...}`` answer) is not a bad output: the run ends with
 :class:`~lingtest.systems.base.PartialFailure` naming the cases, and a re-run predicts only those.
 """
 
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
@@ -27,10 +28,11 @@ from typing import Any
 from lingtest.data.model import TestCase
 from lingtest.errors import InputError, SystemFailure
 from lingtest.systems.base import ItemFailure, PartialFailure, System
+from lingtest.systems.classification.base import SUM_TOLERANCE
 from lingtest.systems.tasks import Task
 
-#: how far from 1 the probabilities of a classification output may sum (rounded outputs pass)
-SUM_TOLERANCE = 0.01
+__all__ = ["MALFORMED", "SUM_TOLERANCE", "CheckedRunner", "CheckedSystem", "OutputCheck", "OutputError",
+           "case_needs", "owners_of"]
 #: what :func:`lingtest.systems.generic.callable.decode_json_output` calls an output it cannot read
 MALFORMED = "malformed output: "
 _FIELD = re.compile(r"field '([^']*)'")
@@ -50,6 +52,17 @@ class OutputError(SystemFailure):
 
 
 Owners = dict[str, list[tuple[str, str]]]
+
+
+def case_needs(case: TestCase) -> tuple[str, ...]:
+    """The sides (``source``, ``followup``) whose inputs ``case``'s expectation predicts; ``("source",)``
+    for an expectation that cannot be read (the runner names that problem with the case)."""
+    from lingtest.suite.expectations import parse_expectation
+
+    try:
+        return tuple(parse_expectation(case.expected, where=f"{case.id}.expected").needs)
+    except InputError:
+        return ("source",)
 
 
 def owners_of(cases: Sequence[TestCase], task: Task, needs: Callable[[TestCase], Sequence[str]]) -> Owners:
@@ -124,10 +137,7 @@ class OutputCheck:
                 if label not in self.labels and p > 0.0:  # a label given no probability is not predicted
                     return (f"output.{label}", f"label {label!r} is not one of the suite's labels "
                                                f"({', '.join(self.labels)})")
-        total = math.fsum(probs.values())
-        if abs(total - 1.0) > SUM_TOLERANCE:
-            return "output", f"the probabilities sum to {total:.6g}, not 1"
-        return None
+        return None  # [0, 1] and the sum to 1 are the codec's (decode_output)
 
     def _ner(self, item: Any, entities: Sequence[Any]) -> tuple[str | None, str] | None:
         n = len(item)
@@ -152,9 +162,11 @@ class OutputCheck:
     def check(self, inputs: Sequence[Any], outputs: Sequence[Any], system: str) -> None:
         """Raise :class:`OutputError` for the first bad output (and for a wrong number of outputs)."""
         if len(outputs) != len(inputs):
-            named = [self.owner(x)[2] for x in inputs[:3]]
+            named = [self.owner(x) for x in inputs[:3]]
+            cid, side = (named[0][0], named[0][1]) if named else (None, None)
             raise OutputError(f"system {system!r} returned {len(outputs)} outputs for a batch of {len(inputs)} "
-                              f"inputs ({'; '.join(named)}{', ...' if len(inputs) > 3 else ''})", field="output")
+                              f"inputs ({'; '.join(n[2] for n in named)}{', ...' if len(inputs) > 3 else ''})",
+                              case_id=cid, side=side, field="output")
         for item, out in zip(inputs, outputs, strict=True):
             bad = self.problem(item, out)
             if bad is not None:

@@ -125,7 +125,7 @@ def case_inputs(cases: Sequence[TestCase], task: Any) -> list[dict[str, Any]]:
 
 def run_cases(info: SuiteInfo, cases: list[TestCase], system: Any, *, limit: int | None = None, seed: int = 0,
               options: Mapping[str, Any] | None = None, batch_size: int | None = None, config: Any = None,
-              progress: bool | None = None) -> Results:
+              progress: bool | None = None, suite: Any = None, labels: Any = None) -> Results:
     """Run ``system`` on ``cases`` of the suite ``info`` (see ``Suite.run`` in :mod:`lingtest.harness.loading`)."""
     from lingtest.harness.derive import group_of
     from lingtest.harness.outputs import CheckedRunner, CheckedSystem, OutputCheck, owners_of
@@ -142,6 +142,12 @@ def run_cases(info: SuiteInfo, cases: list[TestCase], system: Any, *, limit: int
         return composed[0]
 
     opts = run_options(cases, options, cfg)
+    from types import SimpleNamespace
+
+    from lingtest.harness.export import check_predictions_cover
+
+    check_predictions_cover(suite if suite is not None else SimpleNamespace(info=info, cases=cases), system,
+                            cases=cases, config=cfg())
     task = get_task(info.task)
     check = OutputCheck(task, owners_of(cases, task, _needs), info.labels if info.task == "classification" else None)
     with Bar(f"{info.name}: predicting", progress) as bar:
@@ -157,7 +163,21 @@ def run_cases(info: SuiteInfo, cases: list[TestCase], system: Any, *, limit: int
     return Results(info=info, system=resolved.describe(), cases=cases, results=run.results,
                    inputs=case_inputs(cases, task), groups=[group_of(c) for c in cases],
                    run={"limit": limit, "seed": seed, "cases": len(cases), "options": opts,
-                        "predicted": cached.misses, "from_cache": cached.hits})
+                        "predicted": cached.misses, "from_cache": cached.hits},
+                   gold=grade_fixed(info, cases, run.results, labels, cached, cfg))
+
+
+def grade_fixed(info: SuiteInfo, cases: Sequence[TestCase], results: Sequence[Any], labels: Any, cached: Any,
+                cfg: Any) -> dict[str, Any] | None:
+    """A fixed suite of a technique that registers a generator (TIN) graded against its gold like a
+    generated one: ``labels`` given, or the scheme the system declares (``None`` for other suites)."""
+    from lingtest.harness.generators import GENERATORS
+
+    if info.technique not in GENERATORS:
+        return None
+    if labels is None:
+        labels = getattr(getattr(cached, "system", None), "label_scheme", None)
+    return GENERATORS.get(info.technique).grade(cases, list(results), labels, cfg())
 
 
 def sample_sources(sources: Sequence[dict[str, Any]], limit: int | None, seed: int) -> list[dict[str, Any]]:
@@ -199,6 +219,9 @@ def run_sources(suite: Any, system: Any, *, limit: int | None = None, seed: int 
     generator = GENERATORS.get(str(info.generator))
     sources = sample_sources(suite.sources or [], limit, seed)
     cfg = configuration(config)
+    from lingtest.harness.export import check_predictions_cover
+
+    check_predictions_cover(suite, system, config=cfg)  # a predictions file cannot answer generated cases
     recorded = OmegaConf.create(suite.config) if suite.config else cfg
     task = get_task(info.task)
     owners: dict[str, list[tuple[str, str]]] = {}
@@ -210,12 +233,14 @@ def run_sources(suite: Any, system: Any, *, limit: int | None = None, seed: int 
         cached = resolved.system
         cached.runner = CheckedRunner(cached.runner, check, cached.name)
         checked = CheckedSystem(cached, check, before=bar.set_total)
-        cases = generator.generate(sources, checked, recorded, seed=seed)
+        cases = generator.generate(sources, cached, recorded, seed=seed)
         for key, found in owners_of(cases, task, _needs).items():
             check.owners.setdefault(key, found)
         opts = run_options(cases, options, lambda: recorded)
         run = run_suite(checked, cases, opts) if cases else None
     results = list(run.results) if run is not None else []
+    if labels is None:  # a built-in system declares the scheme of its labels
+        labels = getattr(getattr(cached, "system", None), "label_scheme", None)
     groups = [group_of(c) for c in cases]
     counts = Counter(groups)
     ran = dataclasses.replace(info, cases=len(cases), groups={g: counts[g] for g in dict.fromkeys(groups)},

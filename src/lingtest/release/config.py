@@ -33,6 +33,14 @@ class SourcesRelease(Block):
     candidates_stage: str
 
 
+class RecipeRelease(Block):
+    """A folder of files released as a recipe: the path, sha256 and size of each file and the DVC stage
+    that makes them (for files too large for git or not redistributable)."""
+
+    path: str
+    technique: str
+
+
 class ReleaseConfig(Section):
     section = "release"
 
@@ -41,4 +49,5 @@ class ReleaseConfig(Section):
     licenses: dict[str, Licence]
     corpora: dict[str, str]
     sources: dict[str, SourcesRelease]
+    recipes: dict[str, RecipeRelease]
     papers: dict[str, Paper]

@@ -9,10 +9,13 @@ Layout (every file listed in ``checksums.sha256``)::
     checksums.sha256                `sha256sum -c` format
 
 ``<sha16>`` is the start of the suite's sha256, so two releases never share a data file name
-(``datasets`` caches local folders by name). Two kinds: a release of **cases** (a suite of test cases,
-the same for every system) and a release of **sources** (a technique that generates its cases from each
+(``datasets`` caches local folders by name). Three kinds: a release of **cases** (a suite of test cases,
+the same for every system), a release of **sources** (a technique that generates its cases from each
 system's own predictions, TIN: the source sentences with their gold entities and the generation config;
-``lingtest run`` generates for the user's system through the registered generator).
+``lingtest run`` generates for the user's system through the registered generator), and a **recipe**
+(a folder of files too large for git, such as the full ContraPro attack sets: the path, sha256 and size
+of every file, the DVC stage and the configuration that make them; ``lingtest release materialize
+--regenerate`` makes them and checks every file).
 
 **Text and licences.** Where the source corpus's licence (``release.licenses.<corpus>.redistribute``)
 does not allow redistribution, the text columns of the Parquet file are null and there is no suite file:
@@ -163,6 +166,19 @@ def source_content(path: Path, *, withheld: bool) -> Content:
                    [source_row(r, withheld=withheld) for r in records], dict(SOURCE_COLUMNS))
 
 
+def recipe_content(folder: Path) -> Content:
+    """A folder's files (path, sha256, bytes), sorted: a recipe release lists them, the suite sha256 is
+    that of the listing."""
+    from lingtest.release.records import RECIPE_COLUMNS, dumps
+
+    if not folder.is_dir():
+        raise InputError("a recipe release is made of a folder of files", path=folder)
+    rows = [{"path": p.relative_to(folder).as_posix(), "sha256": sha256_file(p), "bytes": p.stat().st_size}
+            for p in sorted(folder.rglob("*")) if p.is_file()]
+    return Content("recipe", {"__schema__": 1, "kind": "file-listing"}, [dumps(r) for r in rows], rows,
+                   dict(RECIPE_COLUMNS))
+
+
 # ---- building -------------------------------------------------------------------------------------------
 def corpus_of(suite: SuiteRef, cfg: Composed) -> str:
     """The source corpus of ``suite``: ``release.corpora``, else its technique's ``corpus`` or
@@ -194,17 +210,22 @@ def build(suite: SuiteRef, version: str, cfg: Composed, root: Path, target: Path
         raise InputError(f"no licence recorded for corpus {corpus!r} of suite {suite.name}: add "
                          f"release.licenses.{corpus} (id, redistribute, note) to conf/release",
                          field="release.licenses")
-    withheld = not licence.redistribute
-    content = (source_content if kind == "sources" else case_content)(suite.path, withheld=withheld)
+    withheld = not licence.redistribute or kind == "recipe"
+    if kind == "recipe":
+        content = recipe_content(suite.path)
+    else:
+        content = (source_content if kind == "sources" else case_content)(suite.path, withheld=withheld)
     if not content.rows:
         raise InputError("the suite has no records", path=suite.path)
-    suite_bytes = content.suite_bytes() if kind == "sources" else suite.path.read_bytes()
+    suite_bytes = content.suite_bytes() if kind in ("sources", "recipe") else suite.path.read_bytes()
     prov = provenance.collect(suite, cfg, root, records=len(content.rows), corpus=corpus)
     import hashlib
 
     sha = hashlib.sha256(suite_bytes).hexdigest()
     if kind == "sources":
         prov["suite"]["file_sha256"] = prov["suite"]["sha256"]  # the pipeline's sources file (parsed)
+    if kind == "recipe":
+        prov["suite"]["bytes"] = sum(int(r["bytes"]) for r in content.rows)
     prov["suite"]["sha256"] = sha
     split = rcfg.split
     data_file = f"data/{split}-{sha[:16]}.parquet"

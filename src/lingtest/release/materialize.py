@@ -108,6 +108,8 @@ def materialize(release_dir: Path, *, candidates: Path | None = None, root: Path
 
     prov = read_provenance(release_dir)
     rel = prov.get("release") or {}
+    if rel.get("kind") == "recipe":
+        return materialize_recipe(release_dir, prov, candidates=candidates, root=root, regenerate=regenerate)
     if rel.get("text") != "withheld":
         suite_file = rel.get("suite_file") or rel.get("jsonl_file")
         return Materialized(release_dir / str(suite_file), int(prov["suite"]["records"]),
@@ -163,3 +165,57 @@ def materialize(release_dir: Path, *, candidates: Path | None = None, root: Path
     with atomic_open(target, "wb", encoding=None) as fh:
         fh.write(data)
     return Materialized(target, len(rows), len(rows), candidates=str(candidates))
+
+
+def check_files(folder: Path, rows: Iterable[dict[str, Any]]) -> list[str]:
+    """The listed files of ``folder`` that are missing or have another sha256 (empty: all as listed)."""
+    from lingtest.release.provenance import sha256_file
+
+    bad = []
+    for r in rows:
+        p = folder / str(r["path"])
+        if not p.is_file() or sha256_file(p) != r["sha256"]:
+            bad.append(str(r["path"]))
+    return bad
+
+
+def materialize_recipe(release_dir: Path, prov: dict[str, Any], *, candidates: Path | None, root: Path | None,
+                       regenerate: bool) -> Materialized:
+    """A recipe release: check a folder against the listed files (default: the pipeline's own folder), or
+    regenerate it at the release's commit into ``<cache>/releases/<suite>/<version>/files`` and check
+    that. ``path`` is the folder whose files are the release's."""
+    import shutil
+
+    import pyarrow.parquet as pq
+
+    rows = pq.read_table(release_dir / str(prov["release"]["data_file"])).to_pylist()
+    target = materialized_path(prov).with_name("files")
+    if regenerate:
+        from lingtest.release.verify import regenerate as regen
+
+        if root is None:
+            raise InputError("regenerating needs the project root", field="root")
+        result = regen(release_dir, root, keep=True)
+        assert result.workdir is not None
+        try:
+            made = result.workdir / "repo" / str(prov["suite"]["path"])
+            bad = check_files(made, rows)
+            if not bad:
+                shutil.rmtree(target, ignore_errors=True)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.move(str(made), str(target))
+        finally:
+            shutil.rmtree(result.workdir, ignore_errors=True)
+        folder = target
+    else:
+        if candidates is None:
+            if root is None:
+                raise InputError("no folder given and no project root to find the default one", field="candidates")
+            candidates = root / str(prov["suite"]["path"])
+        if not candidates.is_dir():
+            stage = (prov.get("pipeline") or {}).get("stage") or "the stage that makes it"
+            raise InputError(f"the folder is missing: run `dvc repro {stage}`, pass --from DIR, or --regenerate",
+                             path=candidates)
+        bad = check_files(candidates, rows)
+        folder = candidates
+    return Materialized(None if bad else folder, len(rows) - len(bad), len(rows), bad, str(folder))

@@ -40,6 +40,9 @@ TEXT_COLUMNS: tuple[str, ...] = ("source_text", "followup_text", "source", "foll
 SOURCE_COLUMNS: dict[str, str] = {"id": "string", "tokens": "string", "text": "string", "gold": "string",
                                   "n_tokens": "int64", "line_sha256": "string"}
 SOURCE_TEXT_COLUMNS: tuple[str, ...] = ("tokens", "text")
+#: the columns of a recipe release (files too large for git, or not redistributable, and regenerated
+#: by their DVC stage): one row per file
+RECIPE_COLUMNS: dict[str, str] = {"path": "string", "sha256": "string", "bytes": "int64"}
 
 
 def dumps(obj: Any) -> str:

@@ -102,6 +102,14 @@ def resolve_release(spec: str, cfg: Composed, root: Path, *, name: str | None = 
     """``spec`` as :func:`resolve_suite` reads it, except that a technique whose cases are generated per
     system (``release.sources.<technique>``; TIN), or the name of its sources release (``tin-conll2003``),
     means its sources."""
+    for recipe, entry in (cfg.release.get("recipes") or {}).items():
+        if spec == str(recipe):
+            path = root / str(entry.path)
+            if not path.is_dir():
+                raise InputError(f"the files of {recipe} are missing: run `dvc repro` for {entry.technique} first",
+                                 path=path)
+            ref = SuiteRef(name or str(recipe), str(entry.technique), path.resolve(), _relative(path, root))
+            return ReleaseTarget(ref, "recipe", None)
     sources = cfg.release.get("sources") or {}
     for technique, entry in sources.items():
         if spec in (str(technique), str(entry.name)):

@@ -2,8 +2,34 @@
 :mod:`.config`), search predicates (:mod:`.predicates`), seeds (:mod:`.seeds`), syntax expansion
 (:mod:`.grammar`, :mod:`.fill`, :mod:`.expand`), evaluation (:mod:`.evaluate`), diversity (:mod:`.selfbleu`,
 :mod:`.diversity`); components built from the config in :mod:`.components`, stage bodies in :mod:`.stages`
-and :mod:`.classifier_stages`, tables and plots in :mod:`.report`.
+and :mod:`.classifier_stages`, tables and plots in :mod:`.report`. On your own sentences:
+``lingtest.s2lct.generate(sentences, labels=...)`` (test cases) and ``lingtest.s2lct.generate_suite(...)``
+(a runnable suite), from :mod:`.api`, imported on first use.
 
 Importing the package registers the ``s2lct-label`` expectation."""
 
+from __future__ import annotations
+
+from typing import Any
+
 from lingtest.s2lct import evaluate as _evaluate  # noqa: F401  (registers s2lct-label)
+
+#: names imported on first use: name -> (module, attribute); plain strings, so that no stage's import
+#: closure (lingtest.pipeline.deps) grows by code it never runs. (``api.suite`` is exported as
+#: ``generate_suite``: ``lingtest.s2lct.suite`` is the module of the cases' records.)
+_LAZY = {"generate": ("lingtest.s2lct.api", "generate"), "generate_suite": ("lingtest.s2lct.api", "suite")}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        module, attr = _LAZY[name]
+        value = getattr(importlib.import_module(module), attr)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'lingtest.s2lct' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})

@@ -153,12 +153,14 @@ def tagger_of(parser: Any) -> Callable[[list[list[str]]], list[list[str]]]:
     return tag
 
 
-def build_expander(ctx: StageContext, config: S2lctConfig, sentiment: Any) -> Expander:
-    """The configured Algorithm-1 expander (reference grammar, fill proposer, the parser's tagger)."""
+def build_expander(ctx: StageContext, config: S2lctConfig, sentiment: Any, parser: Any = None) -> Expander:
+    """The configured Algorithm-1 expander (reference grammar, fill proposer, the tagger of ``parser``; none
+    given: of the configured parser, built here)."""
     from lingtest.s2lct.grammar import ReferenceCFG
 
     ec = config.expansion
-    parser = build_parser(ctx.cfg.parser)
+    if parser is None:
+        parser = build_parser(ctx.cfg.parser)
     return Expander(ReferenceCFG(reference_trees(ctx, config)), build_proposer(ctx, config, sentiment),
                     tagger_of(parser), top_masks=ec.top_masks, max_masks=ec.max_masks, max_masked=ec.max_masked,
                     top_k=ec.fill.top_k, max_tries=ec.validation.max_tries, keep=ec.validation.keep, seed=config.seed)

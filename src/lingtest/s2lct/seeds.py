@@ -26,8 +26,8 @@ from lingtest.s2lct.grammar import Node, node_from_tree
 from lingtest.s2lct.predicates import Knowledge, SearchSentence, parse_predicate
 from lingtest.s2lct.spec import Rule, SuiteSpec
 
-__all__ = ["GenCase", "LABEL_FROM", "combine", "expansion_case", "find", "hatecheck_lexicons", "rng_for",
-           "search_sentences", "seed_cases"]
+__all__ = ["GenCase", "LABEL_FROM", "combine", "expansion_case", "find", "found_sentence", "hatecheck_lexicons",
+           "rng_for", "search_sentences", "seed_cases"]
 
 _SST_FINE = {"0": "negative", "1": "negative", "2": "neutral", "3": "positive", "4": "positive"}
 _HATEXPLAIN = {"hatespeech": "hate", "offensive": "non-hate", "normal": "non-hate"}
@@ -62,9 +62,8 @@ class Found:
 
 
 def search_sentences(docs: Iterable[Any], *, label_from: str, lowercase: bool) -> list[Found]:
-    """One :class:`Found` per labelled document (all its sentences' words; a document of several
-    sentences gets a ``TEXT`` node over their trees). Documents whose label maps to nothing are
-    dropped; a repeated text is kept once (the first)."""
+    """One :class:`Found` per labelled document (:func:`found_sentence`). Documents whose label maps to
+    nothing are dropped; a repeated text is kept once (the first)."""
     if label_from not in LABEL_FROM:
         raise ValueError(f"unknown label_from {label_from!r}; known: {', '.join(LABEL_FROM)}")
     label_of = LABEL_FROM[label_from]
@@ -74,29 +73,36 @@ def search_sentences(docs: Iterable[Any], *, label_from: str, lowercase: bool) -
         label = label_of(doc)
         if label is None:
             continue
-        words: list[str] = []
-        tags: list[str | None] = []
-        trees: list[Node] = []
-        complete = True
-        for s in doc.sentences:
-            ws = [t.text.lower() if lowercase else t.text for t in s.tokens]
-            words.extend(ws)
-            tags.extend(t.tag for t in s.tokens)
-            if s.tree is not None:
-                trees.append(node_from_tree(s.tree, ws))
-            else:
-                complete = False
-        if not words:
+        f = found_sentence(doc, label, lowercase=lowercase)
+        if f is None or f.sentence.text in seen:
             continue
-        text = " ".join(words)
-        if text in seen:
-            continue
-        seen.add(text)
-        tree = None
-        if complete and trees:
-            tree = trees[0] if len(trees) == 1 else Node("TEXT", tuple(trees))
-        out.append(Found(SearchSentence(words, tags, label, id=str(doc.id), text=text), tree))
+        seen.add(f.sentence.text)
+        out.append(f)
     return out
+
+
+def found_sentence(doc: Any, label: str | None, *, lowercase: bool) -> Found | None:
+    """The searchable sentence of a parsed document with the suite label ``label``: all its sentences'
+    words (lower-cased when ``lowercase``) and tags, a ``TEXT`` node over their trees when it has
+    several (no tree when one is unparsed); ``None`` for a document without words."""
+    words: list[str] = []
+    tags: list[str | None] = []
+    trees: list[Node] = []
+    complete = True
+    for s in doc.sentences:
+        ws = [t.text.lower() if lowercase else t.text for t in s.tokens]
+        words.extend(ws)
+        tags.extend(t.tag for t in s.tokens)
+        if s.tree is not None:
+            trees.append(node_from_tree(s.tree, ws))
+        else:
+            complete = False
+    if not words:
+        return None
+    tree = None
+    if complete and trees:
+        tree = trees[0] if len(trees) == 1 else Node("TEXT", tuple(trees))
+    return Found(SearchSentence(words, tags, label, id=str(doc.id), text=" ".join(words)), tree)
 
 
 def find(pool: Sequence[Found], search: str, k: Knowledge) -> list[Found]:

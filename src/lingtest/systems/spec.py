@@ -237,6 +237,32 @@ def resolve_system(system: SystemLike, task: str, cfg: Composed, *, batch_size: 
     return ResolvedSystem(cached, spec, "configured")
 
 
+def predictions_path(system: SystemLike, task: str | None = None, cfg: Composed | None = None) -> Path | None:
+    """The predictions file ``system`` names, as :func:`resolve_system` would read it, or ``None`` when it
+    names another kind of system: a SPEC string or path of an existing file (not an ``http(s)://`` URL), a
+    :class:`~lingtest.systems.predictions.PredictionsFile` (cached or not), or, given ``task`` and the
+    composed ``cfg``, a configured ``systems.<task>`` name of kind ``predictions``."""
+    from lingtest.systems.predictions import PredictionsFile
+
+    inner = system.system if isinstance(system, CachedSystem) else system
+    if isinstance(inner, PredictionsFile):
+        return inner.path
+    if isinstance(system, Path):
+        system = str(system)
+    if not isinstance(system, str) or not system.strip() or system.strip().startswith(URL_PREFIXES):
+        return None
+    spec = system.strip()
+    path = Path(spec).expanduser()
+    if path.is_file():
+        return path
+    if task is None or cfg is None:
+        return None
+    entry = (to_plain(cfg.systems.get(task)) or {}).get(spec)
+    if isinstance(entry, dict) and entry.get("kind") == "predictions" and entry.get("path"):
+        return Path(str(entry["path"])).expanduser()
+    return None
+
+
 def model_entry(cfg: Composed, task: str, prefix: str, model: str) -> dict[str, Any]:
     """The ``systems.<task>`` entry of a ``spacy:``/``hf:`` model SPEC: the first configured entry of the
     task's model kind, with ``model`` replaced (see the module doc)."""

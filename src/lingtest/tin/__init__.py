@@ -14,12 +14,34 @@ The algorithm, as small modules of pure functions over typed records:
 * :mod:`.grading` - grading against gold (labels mapped by
   :class:`lingtest.systems.ner.labels.LabelMaps`); :mod:`.issues` - failed cases to issues, repairs
   of both sentences and the graded run (the glue a stage calls);
-* :mod:`.baseline` - a word-substitution adversarial baseline (BERT-Attack/CLARE style).
+* :mod:`.baseline` - a word-substitution adversarial baseline (BERT-Attack/CLARE style);
+* :mod:`.api` - TIN for a user's own NER system and sentences: :func:`generate`, :func:`generate_for_sources`,
+  :func:`grade`, :func:`label_mapper` (imported on first use, so ``import lingtest.tin`` stays light).
 
 Fill-in proposals come through :class:`lingtest.resources.fill.FillProposer`.
 """
 
+from typing import Any
+
 from lingtest.tin import relations as _relations  # noqa: F401 - registers the expectations tin-mr1, tin-mr2
 from lingtest.tin.mutant import MR1, MR2, Mutant, TinSource
 
-__all__ = ["MR1", "MR2", "Mutant", "TinSource"]
+#: names imported on first use: name -> (module, attribute); plain strings, so that no stage's import
+#: closure (lingtest.pipeline.deps) grows by code it never runs
+_LAZY = {name: ("lingtest.tin.api", name) for name in ("generate", "generate_for_sources", "grade", "label_mapper")}
+__all__ = ["MR1", "MR2", "Mutant", "TinSource", *_LAZY]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        module, attr = _LAZY[name]
+        value = getattr(importlib.import_module(module), attr)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'lingtest.tin' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})

@@ -18,7 +18,7 @@ from lingtest.errors import ConfigError
 from lingtest.execution.context import StageContext
 from lingtest.tin.config import TinConfig
 from lingtest.tin.filters import FilterConfig
-from lingtest.tin.grading import SchemeMapper
+from lingtest.tin.grading import EntityMapper, SchemeMapper, labels_mapper
 from lingtest.tin.transformations.base import TransformationConfig
 
 log = logging.getLogger(__name__)
@@ -55,16 +55,21 @@ def filter_config(config: TinConfig, system: str) -> FilterConfig:
                         weight_mean=f.weight_mean)
 
 
-def label_mapper(label_maps: Any, system: Any) -> SchemeMapper:
-    """Grading map of a built system (its ``label_scheme``; spaCy: ``ontonotes``); ``label_maps``: the
-    shared ``systems.ner_label_maps`` section (:meth:`lingtest.systems.ner.labels.LabelMaps.from_config`
-    reads it)."""
+def label_mapper(label_maps: Any, system: Any, labels: Any = None) -> EntityMapper:
+    """Grading map of a built system: ``labels`` when given (:func:`lingtest.tin.grading.labels_mapper`), else
+    the system's ``label_scheme`` (spaCy: ``ontonotes``); ``label_maps``: the shared ``systems.ner_label_maps``
+    section (:meth:`lingtest.systems.ner.labels.LabelMaps.from_config` reads it). A system without a scheme
+    (a function, an http service, a predictions file) needs ``labels``."""
     from lingtest.systems.ner.labels import LabelMaps
 
+    if labels is not None:
+        return labels_mapper(labels, label_maps)
     inner = getattr(system, "system", system)
     scheme = getattr(inner, "label_scheme", None)
     if scheme is None:
-        raise ConfigError(f"NER system {getattr(system, 'name', system)!r} declares no label_scheme")
+        raise ConfigError(f"NER system {getattr(system, 'name', system)!r} declares no label_scheme: pass its "
+                          f"labels (a scheme of ner_label_maps.schemes, a mapping of its labels to gold labels "
+                          f"or null, or a YAML/JSON file of one)")
     return SchemeMapper(LabelMaps.from_config(label_maps), str(scheme))
 
 

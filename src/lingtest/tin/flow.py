@@ -4,9 +4,9 @@ transformations are passed in): what each stage body runs between reading and wr
 * :func:`tin_sources` - stored sources + the system's N(s) -> :class:`TinSource` records;
 * :func:`generate_cases` - transformations -> filters -> test cases, with counts and seconds per
   transformation; :func:`merge_generated` - the results of consecutive waves of sources as one;
-* :func:`check_cases` - the cases through :func:`lingtest.suite.run.run_suite` -> issues, graded
-  against gold when there is gold (precision, source-wrong issues, hits, error categories), issue
-  counts only when there is none;
+* :func:`check_cases` - the cases through :func:`lingtest.suite.run.run_suite` -> issues, and
+  :func:`summarize_checked` - issues graded against gold when there is gold (precision, source-wrong
+  issues, hits, error categories), issue counts only when there is none;
 * :func:`source_wrong_map` / :func:`source_f1` - the system's N(s) graded against gold;
 * :func:`issue_record` / :func:`issue_from_record` - an issue as JSON (the repair stage reads them);
 * :func:`attack_cases` - the word-substitution baseline graded like TIN's issues.
@@ -125,13 +125,21 @@ def source_f1(sources: Sequence[TinSource], label_map: EntityMapper) -> PRF:
 
 def check_cases(cases: Sequence[TestCase], system: Any, sources: Sequence[TinSource],
                 label_map: EntityMapper | None) -> Checked:
-    """Run the cases and turn failures into issues. With gold (and a label map) every issue is
-    graded (:func:`lingtest.tin.grading.summarize_issues`); without, the summary holds issue counts
-    per transformation and overall."""
+    """Run the cases and turn failures into issues, summarised by :func:`summarize_checked`."""
     from lingtest.suite.run import run_suite
 
     run = run_suite(system, cases)
     issues = issues_from_run(cases, run.results, run.outputs)
+    summary, graded = summarize_checked(cases, issues, sources, label_map)
+    return Checked(issues, summary, run.results, graded)
+
+
+def summarize_checked(cases: Sequence[TestCase], issues: Sequence[Issue], sources: Sequence[TinSource],
+                      label_map: EntityMapper | None) -> tuple[dict[str, Any], list[GradedIssue]]:
+    """The summary of checked ``cases`` and their ``issues`` (per transformation and ``overall``, each
+    with the number of cases ``checked``) and the graded issues. With gold on every source (and a label
+    map) every issue is graded (:func:`lingtest.tin.grading.summarize_issues`); without, the summary holds
+    issue counts and the graded list is empty."""
     checked_by: dict[str, int] = {}
     for c in cases:
         checked_by[c.provenance.transformation] = checked_by.get(c.provenance.transformation, 0) + 1
@@ -143,7 +151,7 @@ def check_cases(cases: Sequence[TestCase], system: Any, sources: Sequence[TinSou
             group = [i for i in issues if name == "overall" or i.transformation == name]
             summary[name] = {"issues": len(group), "sources_with_issues": len({i.seed_id for i in group})}
         _add_checked(summary, checked_by)
-        return Checked(issues, summary, run.results)
+        return summary, []
     assert label_map is not None
     wrong = source_wrong_map(sources, label_map)
     gold = {s.id: s.gold for s in sources}
@@ -154,7 +162,7 @@ def check_cases(cases: Sequence[TestCase], system: Any, sources: Sequence[TinSou
               for it in issues]
     summary = summarize_issues(graded, wrong)
     _add_checked(summary, checked_by)
-    return Checked(issues, summary, run.results, graded)
+    return summary, graded
 
 
 def _add_checked(summary: dict[str, Any], checked_by: Mapping[str, int]) -> None:

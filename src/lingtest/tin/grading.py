@@ -2,7 +2,9 @@
 
 All comparisons are on gold-scheme labels and exact spans: predictions are mapped by an
 :class:`EntityMapper`, e.g. one scheme of :class:`lingtest.systems.ner.labels.LabelMaps` (the
-``ner_label_maps`` config table) through :class:`SchemeMapper`.
+``ner_label_maps`` config table) through :class:`SchemeMapper`, or a user's own table through
+:class:`TableMapper`; :func:`labels_mapper` picks one from what a user gives (a scheme name, a mapping,
+a YAML/JSON file).
 
 * A prediction is **correct** when its entity set equals gold's. Gold maps onto s' through the
   mutant's token alignment (replacements touch no predicted entity, shuffles and the structural
@@ -27,12 +29,15 @@ All comparisons are on gold-scheme labels and exact spans: predictions are mappe
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
 from lingtest.data.model import Entity
+from lingtest.errors import InputError
 from lingtest.metrics.ner import PRF, score_ner
 from lingtest.systems.ner.labels import LabelMaps
 from lingtest.systems.ner.spans import entities_to_iob2
@@ -59,6 +64,94 @@ class SchemeMapper:
 
     def map_entities(self, entities: Iterable[Entity]) -> list[Entity]:
         return sorted(set(self.maps.map_entities(self.scheme, entities)))
+
+
+@dataclass(frozen=True, slots=True)
+class TableMapper:
+    """A user's own label table as an :class:`EntityMapper`: ``table`` maps each label the system emits to a
+    gold-scheme label or ``None`` (not a gold-scheme entity: dropped); ``where`` says where the table came
+    from (a file, or ``labels``), for the error on a label the table lacks (sorted, duplicates merged)."""
+
+    table: Mapping[str, str | None]
+    where: str
+
+    def map_entities(self, entities: Iterable[Entity]) -> list[Entity]:
+        out = set()
+        for e in entities:
+            if e.label not in self.table:
+                raise InputError(f"the system's label {e.label!r} is not in its label mapping ({self.where}): "
+                                 f"map it to a gold label or to null", field=f"labels.{e.label}")
+            to = self.table[e.label]
+            if to is not None:
+                out.add(Entity(e.start, e.end, to))
+        return sorted(out)
+
+
+#: file suffixes read as a label mapping (anything else is a scheme name unless it is an existing file)
+LABEL_FILE_SUFFIXES = (".yaml", ".yml", ".json")
+
+
+def labels_mapper(labels: Any, label_maps: Any) -> EntityMapper:
+    """The grading map ``labels`` names: an :class:`~lingtest.tin.grading.EntityMapper` (used as it is), a
+    scheme of ``ner_label_maps.schemes`` (``"conll"``, ``"ontonotes"``), a mapping ``{system label: gold
+    label or None}``, or the path of a YAML/JSON file holding such a mapping (a ``Path``, a string ending
+    in ``.yaml``/``.yml``/``.json``, or an existing file). Gold labels are those of ``ner_label_maps.target``.
+    An unknown scheme, a missing or malformed file or a bad entry is an :class:`~lingtest.errors.InputError`
+    naming the file and the field."""
+    if callable(getattr(labels, "map_entities", None)):
+        return labels  # type: ignore[no-any-return]
+    maps = LabelMaps.from_config(label_maps)
+    if isinstance(labels, Mapping):
+        return TableMapper(label_table(labels, maps.target, path=None), "labels")
+    if isinstance(labels, str) and labels in maps.schemes:
+        return SchemeMapper(maps, labels)
+    if isinstance(labels, os.PathLike) or (isinstance(labels, str) and _is_label_file(labels)):
+        path = Path(os.fspath(labels)).expanduser()
+        return TableMapper(label_table(read_label_file(path), maps.target, path=path), str(path))
+    if not isinstance(labels, str) or not labels.strip():
+        raise InputError(f"labels must be a scheme name, a mapping of labels or a YAML/JSON file, got {labels!r}",
+                         field="labels")
+    raise InputError(f"unknown NER label scheme {labels!r}; known (ner_label_maps.schemes): "
+                     f"{', '.join(sorted(maps.schemes))}, or give a mapping or a YAML/JSON file", field="labels")
+
+
+def _is_label_file(labels: str) -> bool:
+    path = Path(labels).expanduser()
+    return path.suffix.lower() in LABEL_FILE_SUFFIXES or path.is_file()
+
+
+def read_label_file(path: Path) -> Any:
+    """The content of a YAML or JSON file of labels (JSON is YAML, so one reader does both)."""
+    import yaml
+
+    if not path.is_file():
+        raise InputError("no such label mapping file", path=path, field="labels")
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 ({exc.reason} at byte {exc.start})", path=path) from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else None
+        raise InputError(f"not a YAML/JSON file of labels: {getattr(exc, 'problem', None) or exc}", path=path,
+                         line=line) from None
+
+
+def label_table(data: Any, target: Sequence[str], *, path: Path | None) -> dict[str, str | None]:
+    """``data`` checked as ``{system label: one of target or None}`` (errors name ``path`` and the label)."""
+    if not isinstance(data, Mapping) or not data:
+        raise InputError(f"a label mapping is a non-empty mapping of the system's labels to gold labels "
+                         f"({', '.join(target)}) or null, got {type(data).__name__}", path=path, field="labels")
+    out: dict[str, str | None] = {}
+    for label, to in data.items():
+        if not isinstance(label, str) or not label:
+            raise InputError(f"label {label!r} is not a name (quote a label that YAML reads as a boolean or a "
+                             f"number: 'NO', 'ON')", path=path, field=f"labels.{label}")
+        if to is not None and (not isinstance(to, str) or to not in target):
+            raise InputError(f"maps to {to!r}, which is not a gold label ({', '.join(target)}) or null", path=path,
+                             field=f"labels.{label}")
+        out[label] = to
+    return out
 
 
 def prediction_correct(pred: Iterable[Entity], gold: Iterable[Entity]) -> bool:

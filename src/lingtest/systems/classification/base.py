@@ -1,4 +1,10 @@
-"""The text-classification task: texts in, a probability per label out."""
+"""The text-classification task: texts in, a probability per label out.
+
+An output is ``{label: probability}``: every probability in [0, 1] and their sum 1 within
+:data:`SUM_TOLERANCE`. The codec checks both, so every system, cached prediction and predictions file
+of the task is held to them; which labels are allowed is a suite's business
+(:mod:`lingtest.harness.outputs`), since the task knows no label set.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +16,8 @@ from lingtest.systems.base import System
 from lingtest.systems.tasks import Task, bad, content_key
 
 Probabilities = dict[str, float]
+#: how far from 1 the probabilities of an output may sum (rounded outputs pass)
+SUM_TOLERANCE = 0.01
 
 
 class Classifier(System[str, Probabilities]):
@@ -54,6 +62,9 @@ class ClassificationTask(Task):
                     or not 0.0 <= float(v) <= 1.0):
                 raise bad(f"{where}.{k}", f"expected a probability in [0, 1], got {v!r}")
             out[str(k)] = float(v)
+        total = math.fsum(out.values())
+        if abs(total - 1.0) > SUM_TOLERANCE:
+            raise bad(where, f"the probabilities sum to {total:.6g}, not 1")
         return out
 
     def from_payload(self, payload: dict[str, Any]) -> str:
