@@ -37,7 +37,7 @@ def freeze_command(suite: str, version: str, *, name: str | None = None, out: Pa
         target = resolve_release(suite, cfg, root, name=name)
         rel = freeze(target.suite, version, cfg, root, out, kind=target.kind, generator=target.generator)
         state = "released" if rel.created else "already released (same suite), nothing written:"
-        what = "sources" if target.kind == "sources" else "cases"
+        what = {"sources": "sources", "recipe": "files"}.get(target.kind, "cases")
         print(f"{state} {rel.name} {rel.version}: {rel.records:,} {what}, text {rel.text} -> {rel.path}")
         print(f"  suite sha256 {rel.suite_sha256}")
         print(f'  datasets.load_dataset("{rel.path}", split="{cfg.release.split}")')

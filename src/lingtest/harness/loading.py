@@ -242,6 +242,10 @@ def _from_release(folder: Path) -> tuple[list[TestCase], dict[str, Any], dict[st
                              "version": rel.get("version") or folder.name, "technique": suite.get("technique"),
                              "sha256": suite.get("sha256"), "kind": rel.get("kind", "cases"),
                              "text": rel.get("text", "included"), "materialized": True}
+    if rel.get("kind") == "recipe":
+        raise InputError(f"a recipe release: {suite.get('records')} files of {suite.get('technique')} listed with "
+                         f"their sha256, not test cases; `lingtest release materialize {folder} --regenerate` makes "
+                         "them", path=folder)
     if int(rel.get("format", 1)) >= 2:
         got = _suite_text(folder, prov)
         parquet = folder / str(rel.get("data_file", ""))

@@ -64,7 +64,9 @@ def render(*, name: str, version: str, split: str, data_file: str, suite_file: s
     lic = dict(license or {"id": "other", "note": "licence of the source corpus not recorded in conf/release"})
     head = header(name=name, version=version, license_id=str(lic["id"]), technique=str(suite["technique"]),
                   data_file=data_file, split=split, records=records, num_bytes=num_bytes, columns=columns)
-    what = "source sentences with gold entities" if release.get("kind") == "sources" else "test cases"
+    what = {"sources": "source sentences with gold entities",
+            "recipe": "files, listed with their sha256 (a recipe: the files are made by the DVC stage below)"
+            }.get(str(release.get("kind")), "test cases")
     lines = ["---", yaml.safe_dump(head, sort_keys=False, allow_unicode=True).rstrip(), "---", "",
              f"# {name} {version}", "",
              f"A frozen lingtest release: {records:,} `{suite['technique']}` {what} from "
@@ -77,7 +79,11 @@ def render(*, name: str, version: str, split: str, data_file: str, suite_file: s
                   f"releases/{name}/{version} --system SPEC` generates them with the recorded configuration "
                   f"(generator `{(release.get('generator') or {}).get('name')}`) and grades the system against "
                   "gold.", ""]
-    if release.get("text") == "withheld":
+    if release.get("kind") == "recipe":
+        lines += [f"`lingtest release materialize releases/{name}/{version} --regenerate` makes the files at the "
+                  "recorded commit and configuration and checks each against its sha256; `--from DIR` checks a "
+                  "folder you made with `dvc repro`.", ""]
+    elif release.get("text") == "withheld":
         lines += ["**The corpus's text is not in this release**: its licence does not allow redistribution. Every "
                   "row keeps what lingtest made (ids, groups, expectations, gold annotations) and the sha256 of its "
                   "text (`line_sha256`); `lingtest release materialize releases/"
