@@ -325,3 +325,27 @@ def test_suite_names_for_every_layout(tmp_path: Path) -> None:
         resolve_suite("s2lct", cfg, tmp_path)
     with pytest.raises(InputError, match="dvc repro"):
         resolve_suite("crest", cfg, tmp_path)
+
+
+def test_a_recipe_release_lists_files_and_checks_a_folder(project: Path, tmp_path: Path) -> None:
+    """A folder too large for git (or not redistributable) is released as the sha256 and size of each
+    file; materialising checks a folder against the listing and names the files that differ."""
+    from lingtest.release.materialize import materialize
+    from lingtest.release.suites import SuiteRef
+    from lingtest.release.verify import verify_content
+
+    folder = tmp_path / "sets"
+    (folder / "a").mkdir(parents=True)
+    (folder / "a" / "en.txt").write_text("one\ntwo\n")
+    (folder / "de.txt").write_text("eins\n")
+    cfg = load_params(project / "params.yaml")
+    ref = SuiteRef("toy-sets", "toy", folder, str(folder))
+    rel = freeze(ref, "1.0.0", cfg, project, tmp_path / "releases", kind="recipe")
+    rows = pq.read_table(rel.path / rel.data_file).to_pylist()
+    assert [r["path"] for r in rows] == ["a/en.txt", "de.txt"] and rows[0]["bytes"] == 8
+    assert rel.text == "withheld" and "--regenerate" in (rel.path / "README.md").read_text()
+    assert verify_content(rel.path) == []
+    assert materialize(rel.path, candidates=folder).ok
+    (folder / "de.txt").write_text("zwei\n")
+    got = materialize(rel.path, candidates=folder)
+    assert not got.ok and got.missing == ["de.txt"] and got.matched == 1

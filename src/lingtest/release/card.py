@@ -79,6 +79,7 @@ def render(*, name: str, version: str, split: str, data_file: str, suite_file: s
                   f"releases/{name}/{version} --system SPEC` generates them with the recorded configuration "
                   f"(generator `{(release.get('generator') or {}).get('name')}`) and grades the system against "
                   "gold.", ""]
+    files = f"`{data_file}` (Parquet)"
     if release.get("kind") == "recipe":
         lines += [f"`lingtest release materialize releases/{name}/{version} --regenerate` makes the files at the "
                   "recorded commit and configuration and checks each against its sha256; `--from DIR` checks a "
@@ -88,7 +89,6 @@ def render(*, name: str, version: str, split: str, data_file: str, suite_file: s
                   "row keeps what lingtest made (ids, groups, expectations, gold annotations) and the sha256 of its "
                   "text (`line_sha256`); `lingtest release materialize releases/"
                   f"{name}/{version}` fills the text in from your own copy of the corpus, checked row by row.", ""]
-        files = f"`{data_file}` (Parquet)"
     else:
         files = f"`{data_file}` (Parquet), `{suite_file}` (the suite file as lingtest reads it, gzip)"
     lines += [f"Files: {files}, `provenance.json`, `checksums.sha256` (`sha256sum -c checksums.sha256`; "
