@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from lingtest.lazy import lazy_exports
 
 __version__ = "0.1.0"
 
@@ -16,16 +16,4 @@ _LAZY = {"load_suite": ("lingtest.harness.loading", "load_suite")}
 __all__ = ["__version__", "load_suite"]
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        import importlib
-
-        module, attr = _LAZY[name]
-        value = getattr(importlib.import_module(module), attr)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'lingtest' has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY})
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)

@@ -183,19 +183,9 @@ def _release_versions(folder: Path) -> list[str]:
 
 
 def _lines_to_cases(lines: list[str], where: str) -> list[TestCase]:
-    out = []
-    for lineno, line in enumerate(lines, start=2):
-        if not line.strip():
-            continue
-        try:
-            out.append(TestCase.from_dict(json.loads(line)))
-        except json.JSONDecodeError as exc:
-            raise InputError(f"invalid JSON ({exc.msg})", path=where, line=lineno) from None
-        except KeyError as exc:
-            raise InputError("missing required field", path=where, line=lineno, field=str(exc.args[0])) from None
-        except (TypeError, ValueError) as exc:
-            raise InputError(str(exc), path=where, line=lineno) from None
-    return out
+    from lingtest.release.records import case_from_line
+
+    return [case_from_line(line, path=where, line=n) for n, line in enumerate(lines, start=2) if line.strip()]
 
 
 def _suite_text(folder: Path, prov: Mapping[str, Any]) -> tuple[bytes, str] | None:

@@ -124,9 +124,8 @@ def gzip_bytes(data: bytes) -> bytes:
 def case_content(path: Path, *, withheld: bool) -> Content:
     """The suite file's header, lines and rows (one per test case)."""
     from lingtest.data.io import read_header
-    from lingtest.data.model import TestCase
     from lingtest.harness.derive import group_of
-    from lingtest.release.records import COLUMNS, case_row, line_sha256
+    from lingtest.release.records import COLUMNS, case_from_line, case_row, line_sha256
 
     header = read_header(path)
     if header.get("kind") != "testcase":
@@ -139,14 +138,7 @@ def case_content(path: Path, *, withheld: bool) -> Content:
             text = line.rstrip("\r\n")
             if not text.strip():
                 continue
-            try:
-                case = TestCase.from_dict(json.loads(text))
-            except json.JSONDecodeError as exc:
-                raise InputError(f"invalid JSON ({exc.msg})", path=path, line=lineno) from None
-            except KeyError as exc:
-                raise InputError("missing required field", path=path, line=lineno, field=str(exc.args[0])) from None
-            except (TypeError, ValueError) as exc:
-                raise InputError(str(exc), path=path, line=lineno) from None
+            case = case_from_line(text, path=path, line=lineno)
             lines.append(text)
             rows.append(case_row(case, group=group_of(case), line_hash=line_sha256(text), withheld=withheld))
     return Content("cases", header, lines, rows, dict(COLUMNS))

@@ -77,6 +77,21 @@ def expectation_name(expected: Any) -> str:
     return str(expected) if expected is not None else ""
 
 
+def case_from_line(text: str, *, path: Any, line: int) -> TestCase:
+    """One suite line as a test case; a bad line is an :class:`~lingtest.errors.InputError` naming the
+    file, the line and (where one is missing) the field."""
+    from lingtest.errors import InputError
+
+    try:
+        return TestCase.from_dict(json.loads(text))
+    except json.JSONDecodeError as exc:
+        raise InputError(f"invalid JSON ({exc.msg})", path=path, line=line) from None
+    except KeyError as exc:
+        raise InputError("missing required field", path=path, line=line, field=str(exc.args[0])) from None
+    except (TypeError, ValueError) as exc:
+        raise InputError(str(exc), path=path, line=line) from None
+
+
 def line_sha256(line: str | bytes) -> str:
     """The sha256 of one JSONL line (without its newline): what ties a released row to its suite line."""
     data = line.encode("utf-8") if isinstance(line, str) else line

@@ -10,8 +10,7 @@ Importing the package registers the ``s2lct-label`` expectation."""
 
 from __future__ import annotations
 
-from typing import Any
-
+from lingtest.lazy import lazy_exports
 from lingtest.s2lct import evaluate as _evaluate  # noqa: F401  (registers s2lct-label)
 
 #: names imported on first use: name -> (module, attribute); plain strings, so that no stage's import
@@ -20,16 +19,4 @@ from lingtest.s2lct import evaluate as _evaluate  # noqa: F401  (registers s2lct
 _LAZY = {"generate": ("lingtest.s2lct.api", "generate"), "generate_suite": ("lingtest.s2lct.api", "suite")}
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        import importlib
-
-        module, attr = _LAZY[name]
-        value = getattr(importlib.import_module(module), attr)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'lingtest.s2lct' has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY})
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)

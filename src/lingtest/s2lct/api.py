@@ -36,7 +36,7 @@ from lingtest.data.model import Document, Sentence, TestCase
 from lingtest.errors import ConfigError, InputError, MissingResourceError
 from lingtest.s2lct.config import S2lctConfig
 from lingtest.s2lct.predicates import And, HasAttr, Knowledge, Not, Or, Predicate, PredicateError, parse_predicate
-from lingtest.s2lct.seeds import Found, GenCase, found_sentence
+from lingtest.s2lct.seeds import Found, GenCase, unique_found
 from lingtest.s2lct.spec import SuiteSpec
 
 if TYPE_CHECKING:
@@ -159,16 +159,9 @@ def parsed_pool(sentences: Sequence[str], labels: Sequence[str | None], parser: 
     parsed = parser.parse([[t.text for t in toks] for toks in tokens])
     if len(parsed) != len(sentences):
         raise RuntimeError(f"the parser returned {len(parsed)} sentences for {len(sentences)}")
-    out: list[Found] = []
-    seen: set[str] = set()
-    for i, (sent, label) in enumerate(zip(parsed, labels, strict=True)):
-        doc = Document(id=INPUT_ID.format(i), sentences=[Sentence(tokens=sent.tokens, tree=sent.tree)])
-        f = found_sentence(doc, label, lowercase=lowercase)
-        if f is None or f.sentence.text in seen:
-            continue
-        seen.add(f.sentence.text)
-        out.append(f)
-    return out
+    docs = (Document(id=INPUT_ID.format(i), sentences=[Sentence(tokens=sent.tokens, tree=sent.tree)])
+            for i, sent in enumerate(parsed))
+    return unique_found(zip(docs, labels, strict=True), lowercase=lowercase, skip_unlabelled=False)
 
 
 def expansions_of(items: Sequence[tuple[Found, list[Predicate]]], expander: Any, k: Knowledge, *,

@@ -67,11 +67,17 @@ def search_sentences(docs: Iterable[Any], *, label_from: str, lowercase: bool) -
     if label_from not in LABEL_FROM:
         raise ValueError(f"unknown label_from {label_from!r}; known: {', '.join(LABEL_FROM)}")
     label_of = LABEL_FROM[label_from]
+    return unique_found(((doc, label_of(doc)) for doc in docs), lowercase=lowercase, skip_unlabelled=True)
+
+
+def unique_found(labelled: Iterable[tuple[Any, str | None]], *, lowercase: bool,
+                 skip_unlabelled: bool) -> list[Found]:
+    """One :class:`Found` per (document, label) pair (:func:`found_sentence`), a repeated text kept once
+    (the first); ``skip_unlabelled``: drop documents without a label."""
     out: list[Found] = []
     seen: set[str] = set()
-    for doc in docs:
-        label = label_of(doc)
-        if label is None:
+    for doc, label in labelled:
+        if label is None and skip_unlabelled:
             continue
         f = found_sentence(doc, label, lowercase=lowercase)
         if f is None or f.sentence.text in seen:

@@ -21,8 +21,7 @@ The algorithm, as small modules of pure functions over typed records:
 Fill-in proposals come through :class:`lingtest.resources.fill.FillProposer`.
 """
 
-from typing import Any
-
+from lingtest.lazy import lazy_exports
 from lingtest.tin import relations as _relations  # noqa: F401 - registers the expectations tin-mr1, tin-mr2
 from lingtest.tin.mutant import MR1, MR2, Mutant, TinSource
 
@@ -32,16 +31,4 @@ _LAZY = {name: ("lingtest.tin.api", name) for name in ("generate", "generate_for
 __all__ = ["MR1", "MR2", "Mutant", "TinSource", *_LAZY]
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        import importlib
-
-        module, attr = _LAZY[name]
-        value = getattr(importlib.import_module(module), attr)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'lingtest.tin' has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY})
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)
