@@ -4,10 +4,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-# headless Chromium for the HTML report's browser test (it skips without them)
-if [ "${SKIP_APT:-0}" != 1 ] && command -v apt-get >/dev/null && ! command -v chromedriver >/dev/null; then
+# headless Chromium for the HTML report's browser test (it skips without it)
+if [ "${SKIP_APT:-0}" != 1 ] && command -v apt-get >/dev/null && ! command -v chromium >/dev/null; then
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
-  { $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium chromium-driver >/dev/null; } \
+  { $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null; } \
     || echo "[test] chromium not installed: the browser test will skip"
 fi
 echo "lint: ruff check src tests bench hydra_plugins; types: mypy src/lingtest"

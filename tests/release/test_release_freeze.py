@@ -349,3 +349,20 @@ def test_a_recipe_release_lists_files_and_checks_a_folder(project: Path, tmp_pat
     (folder / "de.txt").write_text("zwei\n")
     got = materialize(rel.path, candidates=folder)
     assert not got.ok and got.missing == ["de.txt"] and got.matched == 1
+
+
+def test_the_release_index_does_not_make_the_next_release_dirty(tmp_path: Path) -> None:
+    root = make_project(tmp_path / "p")
+    (root / ".gitignore").write_text("/mlruns/\n")
+    git(["add", ".gitignore"], root)
+    git(["commit", "-q", "-m", "ignore"], root)
+    first = _freeze(root, "1.0.0", root / "releases")
+    git(["add", "releases"], root)
+    git(["commit", "-q", "-m", "release"], root)
+    second = _freeze(root, "1.1.0", root / "releases")  # the index changed by the first is committed
+    third = _freeze(root, "1.2.0", root / "releases")   # the index changed by the second is not
+    for rel in (first, second, third):
+        assert json.loads((rel.path / "provenance.json").read_text())["git"]["dirty"] is False
+    (root / "params.yaml").write_text((root / "params.yaml").read_text() + "\n# edited\n")
+    fourth = _freeze(root, "1.3.0", root / "releases")
+    assert json.loads((fourth.path / "provenance.json").read_text())["git"]["dirty"] is True

@@ -96,6 +96,16 @@ def manifest_summary(root: Path, dataset: str, manifests_dir: str) -> dict[str, 
             "files": dict(sorted((data.get("files") or {}).items()))}
 
 
+def dirty_outside(root: Path, release_dir: str) -> bool:
+    """Whether tracked files other than the releases' differ from HEAD (a release being made changes the
+    release index, which says nothing about the code that made the suite)."""
+    import subprocess
+
+    proc = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", ".",
+                           f":(exclude){release_dir}"], cwd=root, capture_output=True, text=True)
+    return proc.returncode != 0 or bool(proc.stdout.strip())
+
+
 def collect(suite: SuiteRef, cfg: Composed, root: Path, *, records: int, corpus: str | None = None) -> dict[str, Any]:
     """The provenance of ``suite`` as written into ``provenance.json`` and the card."""
     from omegaconf import OmegaConf
@@ -124,7 +134,8 @@ def collect(suite: SuiteRef, cfg: Composed, root: Path, *, records: int, corpus:
     return {
         "suite": {"name": suite.name, "technique": suite.technique, "path": suite.rel, "sha256": suite_sha,
                   "records": records, "corpus": corpus},
-        "git": env["git"],
+        "git": {**env["git"], "dirty": dirty_outside(root, str(cfg.release.dir))} if env["git"].get("dirty")
+        else env["git"],
         "seed": seed,
         "config_sha256": config_sha256(config),
         "config": config,
