@@ -1,6 +1,12 @@
-"""Experiment tracking: every stage run logs its resolved config (flattened), metrics and key
-artifacts to MLflow, tagged with the git commit, the DVC stage and the resolved environment
-(:func:`lingtest.environment.describe`: package versions, CPU/GPU, torch threads; ``env.*`` tags).
+"""Experiment tracking: every stage run logs the leaf parameters it reads, its metrics and key artifacts
+to MLflow, tagged with the git commit, the DVC stage, the system under test, the suite it wrote or read
+and the profile.
+
+The parameters of a run are those of its DVC stage: the ``params`` keys its ``dvc.yaml`` entry lists
+(``${item}`` and the other interpolations resolved as DVC resolves them, :func:`stage_spec`), each
+flattened to its leaves (``tin.filters.weight_min=0.6``, :func:`leaf_params`): tens per run, the ones
+that decide its outputs. The resolved environment (:func:`lingtest.environment.describe`: package
+versions, CPU/GPU, torch threads) is one JSON artifact, ``environment.json``, not tags.
 
 The default store is embedded and local: SQLite at ``<project>/mlruns/mlflow.db`` with artifacts
 under ``<project>/mlruns/artifacts`` (git-ignored). ``MLFLOW_TRACKING_URI`` (or ``tracking.uri`` in
@@ -8,7 +14,7 @@ the config) points it elsewhere, e.g. at a server. ``<project>`` is the main wor
 stage runs in a DVC experiment's temporary copy (:func:`store_root`), and a copied or moved store
 writes its artifacts where it now is (:func:`relocate_store`). Each technique has its own MLflow
 experiment (``lingtest/crest``, ...); runs are tagged with the git commit, the DVC stage and
-experiment name, the system under test and the suite's sha256 and release (:func:`suite_tags`).
+experiment name, the system under test and the suite's name, version and sha256 (:func:`suite_tags`).
 
 Nothing leaves the machine unasked: a run switches MLflow's and the other libraries' telemetry off
 (:mod:`lingtest.telemetry`), and hub look-ups too when ``profile.network`` is false.
@@ -30,23 +36,28 @@ import os
 import re
 import signal
 import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from pathlib import Path
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
 from types import FrameType
 from typing import Any, Protocol
 
-from lingtest.environment import as_tags, describe, git_commit, torch_runtime
+from lingtest.environment import describe, git_commit, torch_runtime
+from lingtest.errors import ConfigError
 from lingtest.processes import TAG_HOST, TAG_PID, TAG_PROC_START, ProcessId, process_alive, this_process
 from lingtest.telemetry import network_allowed, quiet_libraries
 
-__all__ = ["MlflowTracker", "NullTracker", "Tracker", "default_tracking_uri", "dvc_tags", "experiment_name",
-           "flatten", "git_commit", "mark_stale_runs_killed", "numeric_metrics", "relocate_store", "store_root",
-           "suite_tags", "tracked_run"]
+__all__ = ["ENVIRONMENT_ARTIFACT", "MlflowTracker", "NullTracker", "StageSpec", "Tracker", "default_tracking_uri",
+           "dvc_tags", "experiment_name", "flatten", "git_commit", "interpolate", "leaf_params",
+           "mark_stale_runs_killed", "numeric_metrics", "relocate_store", "stage_spec", "stage_suites",
+           "store_root", "suite_files", "suite_tags", "suites_tags", "tracked_run"]
 
 log = logging.getLogger("lingtest")
 
 MAX_PARAM_LEN = 6000  # MLflow's limit on a parameter value
+#: the run artifact that holds :func:`lingtest.environment.describe`'s dict
+ENVIRONMENT_ARTIFACT = "environment.json"
 
 
 class Tracker(Protocol):
@@ -64,6 +75,7 @@ class NullTracker:
         self.metrics: dict[str, float] = {}
         self.artifacts: list[str] = []
         self.tags: dict[str, Any] = {}
+        self.documents: dict[str, Any] = {}  # artifact file name -> the JSON-able value logged as it
 
     def log_params(self, params: Mapping[str, Any]) -> None:
         self.params.update(flatten(params))
@@ -76,6 +88,9 @@ class NullTracker:
 
     def set_tags(self, tags: Mapping[str, Any]) -> None:
         self.tags.update({k: str(v) for k, v in tags.items()})
+
+    def log_dict(self, data: Mapping[str, Any], artifact_file: str) -> None:
+        self.documents[artifact_file] = json.loads(json.dumps(data, default=str))
 
 
 class MlflowTracker:
@@ -104,6 +119,10 @@ class MlflowTracker:
 
     def set_tags(self, tags: Mapping[str, Any]) -> None:
         self._mlflow.set_tags({k: str(v) for k, v in tags.items()})
+
+    def log_dict(self, data: Mapping[str, Any], artifact_file: str) -> None:
+        """``data`` as the JSON artifact ``artifact_file`` (logged again: replaced)."""
+        self._mlflow.log_dict(json.loads(json.dumps(data, default=str)), artifact_file)
 
 
 def flatten(d: Mapping[str, Any], prefix: str = "") -> dict[str, str]:
@@ -199,28 +218,280 @@ def relocate_store(db: Path) -> int:
     return moved
 
 
-def suite_tags(suite: Path | None, releases: Path | None) -> dict[str, str]:
-    """``suite.sha256`` of the suite a stage wrote or read and, when a release under ``releases``
-    froze exactly that suite, ``suite.release`` (``<suite>@v<version>``)."""
+def sha256_file(path: Path) -> str:
+    """The sha256 of a file's bytes (hex)."""
     import hashlib
 
-    if suite is None or not suite.is_file():
-        return {}
     h = hashlib.sha256()
-    with open(suite, "rb") as fh:
+    with open(path, "rb") as fh:
         while block := fh.read(1 << 20):
             h.update(block)
-    sha = h.hexdigest()
+    return h.hexdigest()
+
+
+def release_of(sha: str, releases: Path | None) -> dict[str, str]:
+    """The release under ``releases`` (``<suite>/<version>/provenance.json``) that froze the suite file
+    whose sha256 is ``sha`` (its ``suite.sha256``, or ``suite.file_sha256`` where the release holds a
+    file made from it): ``{"name", "version", "tag"}``, the last in path order when several did; empty
+    when none did."""
+    found: dict[str, str] = {}
+    if releases is None or not releases.is_dir():
+        return found
+    for prov in sorted(releases.glob("*/*/provenance.json")):
+        try:
+            data = json.loads(prov.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError):
+            continue
+        suite = data.get("suite") or {}
+        if sha not in (suite.get("sha256"), suite.get("file_sha256")):
+            continue
+        release = data.get("release") or {}
+        name = str(suite.get("name") or release.get("name") or prov.parent.parent.name)
+        version = str(release.get("version") or prov.parent.name)
+        found = {"name": name, "version": version, "tag": str(release.get("tag") or f"{name}@v{version}")}
+    return found
+
+
+def suite_tags(suite: Path | None, releases: Path | None, name: str | None = None) -> dict[str, str]:
+    """``suite.sha256`` and ``suite.path`` of the suite file a stage wrote or read, ``suite.name`` (``name``)
+    and, when a release under ``releases`` froze exactly that file, the release's ``suite.name``,
+    ``suite.version`` and ``suite.release`` (``<suite>@v<version>``). Empty when the file is missing."""
+    if suite is None or not suite.is_file():
+        return {}
+    sha = sha256_file(suite)
     tags = {"suite.sha256": sha, "suite.path": str(suite)}
-    if releases is not None and releases.is_dir():
-        for prov in sorted(releases.glob("*/*/provenance.json")):
-            try:
-                data = json.loads(prov.read_text(encoding="utf-8"))
-            except (OSError, json.JSONDecodeError):
-                continue
-            if data.get("suite", {}).get("sha256") == sha:
-                tags["suite.release"] = str(data.get("release", {}).get("tag", prov.parent.name))
+    if name:
+        tags["suite.name"] = name
+    release = release_of(sha, releases)
+    if release:
+        tags.update({"suite.name": release["name"], "suite.version": release["version"],
+                     "suite.release": release["tag"]})
     return tags
+
+
+def suites_tags(suites: Mapping[Path, str], releases: Path | None) -> dict[str, str]:
+    """Tags of the suites a stage wrote or read (file -> suite name): one suite's :func:`suite_tags`;
+    with several, ``suites`` (their names) and each one's tags under ``suite.<name>.``."""
+    if len(suites) == 1:
+        ((path, name),) = suites.items()
+        return suite_tags(path, releases, name)
+    out: dict[str, str] = {}
+    for path, name in suites.items():
+        tags = suite_tags(path, releases, name)
+        out.update({f"suite.{name}.{k.removeprefix('suite.')}": v for k, v in tags.items() if k != "suite.name"})
+    named = [n for p, n in suites.items() if p.is_file()]
+    if named:
+        out["suites"] = ", ".join(named)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------
+# what a stage reads: its DVC definition (params keys, deps, outs) resolved for one run
+
+_INTERPOLATION = re.compile(r"\$\{\s*([^{}]+?)\s*\}")
+
+
+@dataclass(frozen=True)
+class StageSpec:
+    """One run of a DVC stage as its DVC file defines it, every ``${...}`` resolved: ``name``
+    (``stage`` or ``stage@item``), the ``file`` that defines it, the ``params.yaml`` keys it lists and
+    its ``deps`` and ``outs`` paths (POSIX, relative to the project root; absolute outside it)."""
+
+    name: str
+    file: Path
+    params: tuple[str, ...]
+    deps: tuple[str, ...]
+    outs: tuple[str, ...]
+
+
+def lookup(data: Mapping[str, Any], dotted: str) -> Any:
+    """The value at ``a.b.0.c`` (or ``a.b[0].c``) in nested mappings and lists; KeyError when absent."""
+    value: Any = data
+    for part in dotted.replace("[", ".").replace("]", "").split("."):
+        if isinstance(value, Mapping) and part in value:
+            value = value[part]
+        elif isinstance(value, (list, tuple)) and part.isdigit() and int(part) < len(value):
+            value = value[int(part)]
+        else:
+            raise KeyError(dotted)
+    return value
+
+
+def _as_text(value: Any) -> str:
+    """A value put into a text, as DVC writes it (booleans lower case)."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    return str(value)
+
+
+def interpolate(text: str, context: Mapping[str, Any], *, where: str) -> Any:
+    """``text`` with every ``${a.b}`` replaced by its value in ``context``, as DVC interpolates a DVC
+    file: a text that is one ``${...}`` alone is the value itself (a list, a mapping), otherwise the
+    values are written into the text. ConfigError naming ``where`` for a name ``context`` lacks."""
+
+    def value(expr: str) -> Any:
+        try:
+            return lookup(context, expr)
+        except KeyError:
+            raise ConfigError(f"{where}: ${{{expr}}} names no config key") from None
+
+    whole = _INTERPOLATION.fullmatch(text.strip())
+    if whole:
+        return value(whole.group(1))
+    return _INTERPOLATION.sub(lambda m: _as_text(value(m.group(1))), text)
+
+
+def foreach_binding(foreach: Any, config: Mapping[str, Any], item: str | None, *, where: str) -> dict[str, Any]:
+    """``key`` and ``item`` of one run of a ``foreach`` stage, as DVC binds them: over a mapping the run's
+    ``item`` argument is the key and ``item`` its value; over a list ``item`` is the element. An item the
+    ``foreach`` does not list (a stage run by hand for another system) is bound as given, with a warning."""
+    values = interpolate(foreach, config, where=where) if isinstance(foreach, str) else foreach
+    if item is None:
+        raise ConfigError(f"{where}: a foreach stage runs for one item: name it (stage@item)")
+    if isinstance(values, Mapping):
+        if item in values:
+            return {"key": item, "item": values[item]}
+    elif isinstance(values, (list, tuple)):
+        for v in values:
+            if _as_text(v) == item:
+                return {"key": item, "item": v}
+    else:
+        raise ConfigError(f"{where}: foreach is neither a list nor a mapping")
+    log.warning("%s: %r is not one of its foreach items (%s): its parameters are those of the stage for %r",
+                where, item, ", ".join(map(_as_text, values)), item)
+    return {"key": item, "item": item}
+
+
+def _key_text(value: Any, where: str) -> str:
+    if isinstance(value, (Mapping, list, tuple)):
+        raise ConfigError(f"{where}: a params key interpolates to a {type(value).__name__}, not a name")
+    return _as_text(value)
+
+
+def _param_keys(entries: Any, context: Mapping[str, Any], config: Mapping[str, Any], where: str) -> list[str]:
+    """The ``params.yaml`` keys a ``params`` list names (keys of other parameter files are not the
+    config: left out; a bare ``params.yaml:`` means all of it)."""
+    keys: list[str] = []
+    for entry in entries or []:
+        if isinstance(entry, str):
+            keys.append(_key_text(interpolate(entry, context, where=where), where))
+        elif isinstance(entry, Mapping):
+            for file, names in entry.items():
+                if PurePosixPath(str(file)).name != "params.yaml":
+                    continue
+                if names is None:
+                    keys.extend(str(k) for k in config)
+                else:
+                    keys.extend(_key_text(interpolate(str(n), context, where=where), where) for n in names)
+        else:
+            raise ConfigError(f"{where}: params entry {entry!r} is neither a key nor a file")
+    return list(dict.fromkeys(keys))
+
+
+def _stage_paths(entries: Any, context: Mapping[str, Any], base: Path, root: Path, where: str) -> list[str]:
+    """Paths of a ``deps`` or ``outs`` list (an entry is a path or ``{path: options}``), relative to
+    ``root`` (``base``: the stage's working directory)."""
+    out: list[str] = []
+    for entry in entries or []:
+        raw = next(iter(entry)) if isinstance(entry, Mapping) and entry else entry
+        text = _as_text(interpolate(str(raw), context, where=where))
+        full = Path(os.path.normpath(base / text))
+        try:
+            out.append(full.relative_to(Path(os.path.normpath(root))).as_posix())
+        except ValueError:
+            out.append(full.as_posix())
+    return out
+
+
+def stage_spec(root: Path, stage: str, config: Mapping[str, Any]) -> StageSpec | None:
+    """The definition of ``stage`` (``name`` or ``name@item``) in the DVC files of ``root``
+    (:mod:`lingtest.dvcfiles`), interpolated with ``config`` (the resolved config the run reads, as
+    plain dicts) and, for a ``foreach`` stage, the item's ``key`` and ``item``; None when no DVC file
+    defines the stage."""
+    import yaml
+
+    from lingtest.dvcfiles import stage_files
+
+    base_name, _, item = stage.partition("@")
+    files = stage_files(root)
+    if base_name not in files:
+        return None
+    path = files[base_name]
+    where = f"{path}: stage {base_name}"
+    definition = (yaml.safe_load(path.read_text(encoding="utf-8")) or {})["stages"][base_name]
+    if not isinstance(definition, Mapping):
+        raise ConfigError(f"{where}: not a mapping")
+    context: dict[str, Any] = dict(config)
+    body: Any = definition
+    if "foreach" in definition:
+        context.update(foreach_binding(definition["foreach"], config, item or None, where=where))
+        body = definition.get("do") or {}
+    if not isinstance(body, Mapping):
+        raise ConfigError(f"{where}: do is not a mapping")
+    workdir = path.parent / str(body.get("wdir") or ".")
+    return StageSpec(name=stage, file=path,
+                     params=tuple(_param_keys(body.get("params"), context, config, where)),
+                     deps=tuple(_stage_paths(body.get("deps"), context, workdir, root, where)),
+                     outs=tuple(_stage_paths(body.get("outs"), context, workdir, root, where)))
+
+
+def leaf_params(config: Mapping[str, Any], keys: Iterable[str], *, where: str = "params") -> dict[str, str]:
+    """The leaf values under ``keys`` of ``config``, flattened (:func:`flatten`): ``tin.filters`` ->
+    ``{"tin.filters.weight_min": "0.6", ...}``; a list is one leaf (JSON). ConfigError for a key the config
+    lacks (DVC refuses such a stage too)."""
+    out: dict[str, str] = {}
+    for key in keys:
+        try:
+            value = lookup(config, key)
+        except KeyError:
+            raise ConfigError(f"{where}: params key {key!r} is not in the config") from None
+        if isinstance(value, Mapping) and value:
+            out.update(flatten(value, key + "."))
+        else:
+            out.update(flatten({key: value}))
+    return out
+
+
+def suite_name(technique: str, path: str | Path) -> str:
+    """``<technique>-<stem>``, or the technique alone when the stem is it (the naming of
+    :func:`lingtest.release.suites.suite_name`)."""
+    stem = PurePosixPath(str(path)).stem
+    return technique if stem == technique else f"{technique}-{stem}"
+
+
+def suite_files(config: Mapping[str, Any], root: Path) -> dict[str, str]:
+    """Every suite file the config names (path relative to ``root`` -> suite name), as
+    :func:`lingtest.release.suites.configured_suites` finds them: ``paths.<technique>.suite`` and
+    ``.cases`` (JSONL), the ``*.jsonl`` in ``paths.<technique>.suites``, and the sources file of each
+    technique whose release is its sources (``release.sources.<technique>.file``, named ``.name``)."""
+    out: dict[str, str] = {}
+    for technique, value in (config.get("paths") or {}).items():
+        if not isinstance(value, Mapping):
+            continue
+        for field in ("suite", "cases"):
+            rel = value.get(field)
+            if rel and str(rel).endswith(".jsonl"):
+                out[os.path.normpath(str(rel))] = suite_name(str(technique), str(rel))
+        folder = value.get("suites")
+        if folder and (root / str(folder)).is_dir():
+            for p in sorted((root / str(folder)).glob("*.jsonl")):
+                out[p.relative_to(root).as_posix()] = suite_name(str(technique), p)
+    for technique, entry in ((config.get("release") or {}).get("sources") or {}).items():
+        if isinstance(entry, Mapping) and entry.get("file"):
+            out[os.path.normpath(str(entry["file"]))] = str(entry.get("name") or technique)
+    return out
+
+
+def stage_suites(spec: StageSpec, config: Mapping[str, Any], root: Path) -> dict[Path, str]:
+    """The suite files (under ``root``) that a stage writes (``outs``) or reads (``deps``: a suite file, or
+    a folder holding suites) -> their names; those it writes first."""
+    named = suite_files(config, root)
+    out: dict[Path, str] = {}
+    for entry in (*spec.outs, *spec.deps):
+        for rel, name in named.items():
+            if rel == entry or rel.startswith(entry.rstrip("/") + "/"):
+                out.setdefault(root / rel, name)
+    return out
 
 
 def dvc_tags() -> dict[str, str]:
@@ -356,20 +627,46 @@ def end_status(exc: BaseException | None) -> str:
 # ---------------------------------------------------------------------------------------------------
 
 
+def base_tags(stage: str, env: Mapping[str, Any]) -> dict[str, Any]:
+    """The tags every run carries: the git commit (and whether the working tree was dirty) of ``env``
+    (:func:`lingtest.environment.describe`), the DVC stage and the DVC experiment."""
+    commit, dirty = env["git"]["commit"], env["git"]["dirty"]
+    return {"git_commit": commit, "git_dirty": dirty, "dvc_stage": stage, "mlflow.source.git.commit": commit,
+            **dvc_tags()}
+
+
+def final_environment(env: Mapping[str, Any]) -> dict[str, Any] | None:
+    """``env`` with torch's runtime when the stage loaded torch (its threads, GPUs), else None."""
+    if "torch" not in sys.modules:
+        return None
+    return {**env, "torch": torch_runtime(load=False)}
+
+
 @contextmanager
 def tracked_run(stage: str, config: Mapping[str, Any], *, root: Path, uri: str | None = None,
                 experiment: str = "lingtest", enabled: bool = True, technique: str | None = None,
-                tags: Mapping[str, Any] | None = None) -> Iterator[Tracker]:
-    """Open an MLflow run for one stage execution; logs the flattened config and tags it with the
-    stage, the git commit, the DVC experiment, ``tags`` and the environment. The run goes to the
-    experiment ``<experiment>/<technique>`` (one per technique) of the main workspace's store
-    (:func:`store_root`). Telemetry is off while it is open (and hub requests when
-    ``config['profile']['network']`` is not true)."""
+                tags: Mapping[str, Any] | None = None, params: Mapping[str, Any] | None = None
+                ) -> Iterator[Tracker]:
+    """Open an MLflow run for one stage execution; logs ``params`` flattened (the stage's leaf parameters,
+    :func:`leaf_params`; default: all of ``config``), tags it with the stage, the git commit, the DVC
+    experiment and ``tags``, and writes the environment to the artifact ``environment.json`` (again at
+    the end, with torch's runtime, when the stage loaded torch). The run goes to the experiment
+    ``<experiment>/<technique>`` (one per technique) of the main workspace's store (:func:`store_root`).
+    Telemetry is off while it is open (and hub requests when ``config['profile']['network']`` is not
+    true)."""
+    logged = config if params is None else params
     if not enabled:
+        env = describe(root, load_torch=False)
         null = NullTracker()
-        null.log_params(config)
-        null.set_tags({**dvc_tags(), **dict(tags or {}), **as_tags(describe(root, load_torch=False))})
-        yield null
+        null.log_params(logged)
+        null.set_tags({**base_tags(stage, env), **dict(tags or {})})
+        null.log_dict(env, ENVIRONMENT_ARTIFACT)
+        try:
+            yield null
+        finally:
+            final = final_environment(env)
+            if final is not None:
+                null.log_dict(final, ENVIRONMENT_ARTIFACT)
         return
     with quiet_libraries(offline=not network_allowed(config)):
         os.environ.setdefault("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", "false")
@@ -395,7 +692,6 @@ def tracked_run(stage: str, config: Mapping[str, Any], *, root: Path, uri: str |
             mlflow.create_experiment(experiment, artifact_location=artifact_location)
         mlflow.set_experiment(experiment)
         env = describe(root, load_torch=False)
-        commit, dirty = env["git"]["commit"], env["git"]["dirty"]
         run = mlflow.start_run(run_name=stage, tags=me.tags())  # the process is on record from the start
         run_id = run.info.run_id
 
@@ -413,10 +709,9 @@ def tracked_run(stage: str, config: Mapping[str, Any], *, root: Path, uri: str |
         tracker = MlflowTracker(mlflow)
         failure: BaseException | None = None
         try:
-            tracker.set_tags({"git_commit": commit, "git_dirty": dirty, "dvc_stage": stage,
-                              "mlflow.source.git.commit": commit, **dvc_tags(), **dict(tags or {}),
-                              **as_tags(env)})
-            tracker.log_params(config)
+            tracker.set_tags({**base_tags(stage, env), **dict(tags or {})})
+            tracker.log_params(logged)
+            tracker.log_dict(env, ENVIRONMENT_ARTIFACT)
             yield tracker
         except BaseException as exc:
             failure = exc
@@ -424,8 +719,9 @@ def tracked_run(stage: str, config: Mapping[str, Any], *, root: Path, uri: str |
         finally:
             guard.uninstall()
             try:
-                if "torch" in sys.modules and guard.ended is None:  # the stage loaded torch
-                    tracker.set_tags(as_tags({"torch": torch_runtime(load=False)}))
+                final = final_environment(env) if guard.ended is None else None  # the stage loaded torch
+                if final is not None:
+                    tracker.log_dict(final, ENVIRONMENT_ARTIFACT)
             finally:
                 status = end_status(failure)
                 reason = "" if status == "FINISHED" else f"the stage raised {type(failure).__name__}"

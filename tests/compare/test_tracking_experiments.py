@@ -101,7 +101,7 @@ def test_queued_experiment_logs_into_the_main_store_and_a_copied_store_writes_wh
     assert len(runs) == 2
     for run in runs:
         assert run.info.artifact_uri.startswith((b / "mlruns" / "artifacts").resolve().as_uri())
-        assert [f.path for f in client.list_artifacts(run.info.run_id)] == ["table.md"]
+        assert [f.path for f in client.list_artifacts(run.info.run_id)] == ["environment.json", "table.md"]
     assert relocate_store(b / "mlruns" / "mlflow.db") == 0  # idempotent
 
 

@@ -124,7 +124,7 @@ def test_a_tracked_stage_makes_no_network_call(tmp_path):
     (run,) = client.search_runs([client.get_experiment_by_name("offline").experiment_id])
     assert run.info.status == "FINISHED" and run.data.metrics == {"precision": 0.5, "per.a": 1.0}
     assert run.data.params["extra"] == "1" and run.data.params["crest.M"] == "20"
-    assert [a.path for a in client.list_artifacts(run.info.run_id)] == ["out.json"]
+    assert [a.path for a in client.list_artifacts(run.info.run_id)] == ["environment.json", "out.json"]
 
 
 def test_control_the_guard_sees_mlflow_telemetry(tmp_path):

@@ -14,7 +14,16 @@ from lingtest.config import Composed, load_params
 from lingtest.errors import LingtestError
 from lingtest.execution.context import StageContext
 from lingtest.paths import expose_to_experiment_copies, project_root
-from lingtest.tracking import Tracker, suite_tags, tracked_run
+from lingtest.tracking import (
+    StageSpec,
+    Tracker,
+    leaf_params,
+    stage_spec,
+    stage_suites,
+    suite_name,
+    suites_tags,
+    tracked_run,
+)
 
 log = logging.getLogger("lingtest")
 
@@ -33,19 +42,19 @@ def run_stage(stage: str, fn: StageFn, argv: Sequence[str] = ()) -> Any:
     tracking = cfg.tracking
     from omegaconf import OmegaConf
 
-    config = OmegaConf.to_container(cfg, resolve=True)
+    config: dict[str, Any] = OmegaConf.to_container(cfg, resolve=True)  # type: ignore[assignment]
     technique = stage_technique(fn)
-    with tracked_run(name, config, root=root, uri=tracking.get("uri"),  # type: ignore[arg-type]
+    spec = stage_spec(root, name, config)  # what the stage reads: the params keys its DVC file lists
+    if spec is None:
+        log.warning("stage %s is in no DVC file: its run logs no parameters", name)
+    params = leaf_params(config, spec.params, where=f"{spec.file}: stage {name}") if spec else {}
+    with tracked_run(name, config, root=root, uri=tracking.get("uri"),
                      experiment=tracking.experiment, enabled=bool(tracking.enabled), technique=technique,
-                     tags=run_tags(cfg, technique, item)) as tracker:
+                     tags=run_tags(cfg, technique, item), params=params) as tracker:
         start = time.perf_counter()
         result = call_body(fn, StageContext(stage, cfg, tracker, item, root))
         tracker.log_metrics({"stage_seconds": time.perf_counter() - start})
-        paths = (cfg.get("paths") or {}).get(technique)
-        if paths is not None and hasattr(paths, "get") and paths.get("suite"):
-            release = cfg.get("release")
-            tracker.set_tags(suite_tags(root / str(paths.suite),
-                                        root / str(release.dir) if release is not None else None))
+        tracker.set_tags(run_suite_tags(root, spec, config, technique))
     return result
 
 
@@ -92,10 +101,13 @@ def stage_technique(fn: StageFn) -> str:
 
 def run_tags(cfg: Composed, technique: str, item: str | None) -> dict[str, str]:
     """``dvc_item`` for a ``foreach`` stage, ``system`` when the item is one of the technique's
-    systems under test, and the corpus."""
+    systems under test, the corpus and the profile (``profile.name``)."""
     tags = {"technique": technique}
     if cfg.get("dataset") is not None:
         tags["dataset"] = str(cfg.dataset)
+    profile = cfg.get("profile")
+    if profile is not None and hasattr(profile, "get") and profile.get("name") is not None:
+        tags["profile"] = str(profile.name)
     if item is not None:
         tags["dvc_item"] = item
         tcfg = cfg.get(technique)
@@ -103,6 +115,21 @@ def run_tags(cfg: Composed, technique: str, item: str | None) -> dict[str, str]:
         if systems is not None and item in [str(s) for s in systems]:
             tags["system"] = item
     return tags
+
+
+def run_suite_tags(root: Path, spec: StageSpec | None, config: dict[str, Any], technique: str) -> dict[str, str]:
+    """Name, version (of the release that froze it) and sha256 of the suites the stage wrote or read: those
+    among its DVC ``outs`` and ``deps``; for a stage no DVC file defines, its technique's suite
+    (``paths.<technique>.suite``)."""
+    if spec is not None:
+        suites = stage_suites(spec, config, root)
+    else:
+        section = (config.get("paths") or {}).get(technique)
+        rel = section.get("suite") if isinstance(section, dict) else None
+        suites = {root / str(rel): suite_name(technique, str(rel))} if rel else {}
+    release = config.get("release")
+    releases = root / str(release["dir"]) if isinstance(release, dict) and release.get("dir") else None
+    return suites_tags(suites, releases)
 
 
 def main(stage: str, fn: StageFn, argv: Sequence[str] | None = None) -> None:
