@@ -123,8 +123,9 @@ def server():
     s.httpd.server_close()
 
 
-OPTIONS = dict(model_version="v1", items_per_request=2, concurrency=2, timeout_s=5.0, max_retries=3,
-               backoff_s=0.01, max_backoff_s=0.05, requests_per_second=None, headers={}, auth_env=None)
+OPTIONS = dict(model_version="v1", items_per_request=2, concurrency=2, timeout_s=5.0, deadline_s=5.0,
+               max_response_bytes=1 << 20, max_retries=3, backoff_s=0.01, max_backoff_s=0.05,
+               requests_per_second=None, headers={}, auth_env=None)
 
 
 def http(server, path, **over):

@@ -46,6 +46,27 @@ def header(*, name: str, version: str, license_id: str, technique: str, data_fil
     }
 
 
+def review_text(review: Mapping[str, Any]) -> str:
+    """The reviewed rates of a release's suite, as a sentence and a small table."""
+    overall = review.get("overall") or {}
+
+    def rate(key: str) -> str:
+        r = overall.get(key)
+        if not r:
+            return "-"
+        return f"{r['rate']:.0%} ({r['k']}/{r['n']}; 95% Wilson [{r['low']:.2f}, {r['high']:.2f}])"
+
+    who = ", ".join(review.get("reviewers") or []) or "unknown"
+    lines = [f"A seeded sample of this suite's cases was judged by hand (`lingtest review`; reviewers: {who}; "
+             f"labels: `{review.get('labels')}`):", "", "| question | rate |", "|---|---|",
+             f"| well-formed | {rate('well_formed')} |", f"| label or relation correct | {rate('label_correct')} |",
+             f"| both | {rate('both')} |"]
+    rel = overall.get("relevance")
+    if rel:
+        lines.append(f"| capability relevance (1-5) | mean {rel['mean']:.2f} (n={rel['n']}) |")
+    return "\n".join(lines)
+
+
 def _paper(paper: Mapping[str, Any] | None) -> str:
     if not paper:
         return "(no paper recorded for this technique in conf/release)"
@@ -95,6 +116,9 @@ def render(*, name: str, version: str, split: str, data_file: str, suite_file: s
               f"`lingtest release verify releases/{name}/{version}`).", "",
               "## Columns", "", "| column | type | what |", "|---|---|---|"]
     lines += [f"| `{c}` | {t} | {COLUMN_DOCS.get(c, '')} |" for c, t in columns.items()]
+    review = provenance.get("review")
+    if review:
+        lines += ["", "## Reviewed validity", "", review_text(review)]
     lines += ["", "## Licence", "", f"`{lic['id']}`: {lic.get('note', '')}", "",
               "## Cite", "", _paper(paper), "", "## Provenance", ""]
     git = provenance.get("git", {})

@@ -171,6 +171,18 @@ def recipe_content(folder: Path) -> Content:
                    dict(RECIPE_COLUMNS))
 
 
+def reviewed(root: Path, sha256: str) -> dict[str, Any] | None:
+    """The review rates (:func:`lingtest.review.review_rates`) of the suite with ``sha256``, judged under
+    any name or version in ``<root>/reviews/``; ``None`` when nobody reviewed it."""
+    from lingtest.review.stats import review_rates, reviewed_folders
+
+    for folder in reviewed_folders(root):
+        rates = review_rates(folder, root=root)
+        if rates.get("sha256") == sha256 and (rates.get("overall") or {}).get("judgements"):
+            return rates
+    return None
+
+
 # ---- building -------------------------------------------------------------------------------------------
 def corpus_of(suite: SuiteRef, cfg: Composed) -> str:
     """The source corpus of ``suite``: ``release.corpora``, else its technique's ``corpus`` or
@@ -235,6 +247,9 @@ def build(suite: SuiteRef, version: str, cfg: Composed, root: Path, target: Path
         "licence": {"corpus": corpus, **licence.model_dump()}, "generator": generator,
     }
     (target / PROVENANCE).write_text(dumps(prov) + "\n", encoding="utf-8")
+    review = reviewed(root, sha)
+    if review is not None:
+        prov["review"] = review
     paper = rcfg.papers.get(suite.technique)
     text = card.render(name=suite.name, version=version, split=split, data_file=data_file, suite_file=suite_file,
                        records=len(content.rows), num_bytes=int(table.nbytes), columns=content.columns,

@@ -8,6 +8,7 @@ prediction is only ever reused for the same system, options, version and input.
 
 from __future__ import annotations
 
+import json
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -52,12 +53,38 @@ class ItemFailure:
 class PartialFailure(SystemFailure):
     """Some inputs failed (``failures``: input index -> reason); every other output was validated and
     cached, so a re-run predicts only the failed ones. ``outputs`` is aligned with the inputs and holds
-    an :class:`ItemFailure` where an input failed."""
+    an :class:`ItemFailure` where an input failed. ``failed_inputs`` (the distinct failed inputs, when the
+    raiser has them) are named in the message: their count and the first few, shortened."""
 
-    def __init__(self, message: str, *, outputs: list[Any], failures: dict[int, str]) -> None:
+    def __init__(self, message: str, *, outputs: list[Any], failures: dict[int, str],
+                 failed_inputs: Sequence[Any] = ()) -> None:
+        if failed_inputs:
+            message = f"{message}; {_name_inputs(failed_inputs)}"
         super().__init__(message)
         self.outputs = outputs
         self.failures = failures
+
+
+def _shorten(value: Any, width: int = 60) -> str:
+    """``value`` on one line in at most ``width`` characters: a string as itself, a list or mapping as
+    JSON, anything else as its ``repr``; an ellipsis marks a cut."""
+    if isinstance(value, str):
+        text = value
+    else:
+        try:
+            text = json.dumps(value, ensure_ascii=False, default=repr)
+        except (TypeError, ValueError):
+            text = repr(value)
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[:width - 1] + "\u2026"
+
+
+def _name_inputs(inputs: Sequence[Any], shown: int = 3, width: int = 60) -> str:
+    """``failed inputs (N): 'first', 'second', 'third' and N-3 more``: the count of ``inputs`` and the
+    first ``shown`` of them, each :func:`_shorten`-ed to ``width`` characters."""
+    named = ", ".join(repr(_shorten(x, width)) for x in inputs[:shown])
+    more = f" and {len(inputs) - shown} more" if len(inputs) > shown else ""
+    return f"failed inputs ({len(inputs)}): {named}{more}"
 
 
 def check_batch(system: System[Any, Any], inputs: Sequence[Any], outputs: Sequence[Any]) -> None:

@@ -138,5 +138,6 @@ class CachedSystem(System[Any, Any]):
             first = next(iter(failures.values()))
             raise PartialFailure(f"system {self.name!r} failed on {len(failures)} of {len(todo)} input(s) "
                                  f"predicted (the others are cached; a re-run predicts only these); "
-                                 f"first: {first}", outputs=outputs, failures=by_index)
+                                 f"first: {first}", outputs=outputs, failures=by_index,
+                                 failed_inputs=[todo[k] for k in failures])
         return [results[k] for k in keys]

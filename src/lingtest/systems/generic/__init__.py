@@ -3,7 +3,8 @@
 - ``kind: callable`` (:mod:`.callable`): a Python function ``package.module:function``, batch in,
   batch out;
 - ``kind: http`` (:mod:`.http`): a JSON endpoint, with batched requests, bounded concurrency,
-  timeouts, retries with backoff (``Retry-After`` honoured), a rate limit and per-item errors;
+  timeouts per read and a deadline per request, a response size cap, retries with capped backoff
+  (``Retry-After`` honoured up to ``max_backoff_s``), a rate limit and per-item errors;
 - ``kind: predictions`` (:mod:`lingtest.systems.predictions`): a saved predictions file.
 
 :func:`lingtest.systems.entries.instantiate` gives them the task. Hugging Face models are the tasks'
