@@ -366,3 +366,23 @@ def test_the_release_index_does_not_make_the_next_release_dirty(tmp_path: Path) 
     (root / "params.yaml").write_text((root / "params.yaml").read_text() + "\n# edited\n")
     fourth = _freeze(root, "1.3.0", root / "releases")
     assert json.loads((fourth.path / "provenance.json").read_text())["git"]["dirty"] is True
+
+
+def test_a_reviewed_suite_s_card_carries_its_rates(tmp_path: Path) -> None:
+    """Judgements of the same suite (its sha256), under any name or version in reviews/, go into the
+    release's provenance and card."""
+    from lingtest.release.provenance import sha256_file
+    from lingtest.review.labels import Judgement, SuiteKey, labels_path, record
+
+    root = make_project(tmp_path / "p")
+    suite = root / "data/suites/toy/demo.jsonl"
+    key = SuiteKey(name="toy-demo", version=None, sha256=sha256_file(suite), technique="toy", task="classification")
+    ids = [json.loads(line)["id"] for line in suite.read_text().splitlines()[1:]]
+    judged = [Judgement(id=i, well_formed=k != 0, label_correct=True, relevance=None, note="", reviewer="r",
+                        time="2026-01-01T00:00:00Z") for k, i in enumerate(ids[:4])]
+    record(labels_path(key, root), key, judged)
+    rel = _freeze(root, "1.0.0", tmp_path / "releases")
+    prov = json.loads((rel.path / "provenance.json").read_text())
+    assert prov["review"]["overall"]["well_formed"]["k"] == 3 and prov["review"]["overall"]["well_formed"]["n"] == 4
+    card = (rel.path / "README.md").read_text()
+    assert "## Reviewed validity" in card and "| well-formed | 75% (3/4;" in card

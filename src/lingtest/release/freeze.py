@@ -246,10 +246,10 @@ def build(suite: SuiteRef, version: str, cfg: Composed, root: Path, target: Path
         "header": content.header, "rows_sha256": rows_sha256(content.rows),
         "licence": {"corpus": corpus, **licence.model_dump()}, "generator": generator,
     }
-    (target / PROVENANCE).write_text(dumps(prov) + "\n", encoding="utf-8")
     review = reviewed(root, sha)
     if review is not None:
         prov["review"] = review
+    (target / PROVENANCE).write_text(dumps(prov) + "\n", encoding="utf-8")
     paper = rcfg.papers.get(suite.technique)
     text = card.render(name=suite.name, version=version, split=split, data_file=data_file, suite_file=suite_file,
                        records=len(content.rows), num_bytes=int(table.nbytes), columns=content.columns,
