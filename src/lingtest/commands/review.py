@@ -132,7 +132,7 @@ def review_command(suite: str | None, *, sample: int = DEFAULT_SAMPLE, seed: int
         review = open_review(suite, root=root)
         who = reviewer or default_reviewer(root)
         if labels is not None:
-            return _record_file(review, labels, who, out)
+            return _record_file(review, labels, who, out, sample_spec(sample, seed, by_group))
         cases = review.sample(sample, seed, by_group=by_group)
         spec = sample_spec(sample, seed, by_group)
         items = review.items(cases)
@@ -143,12 +143,14 @@ def review_command(suite: str | None, *, sample: int = DEFAULT_SAMPLE, seed: int
         return _fail(exc)
 
 
-def _record_file(review: Any, labels: Path, who: str, out: Any) -> int:
+def _record_file(review: Any, labels: Path, who: str, out: Any, spec: dict[str, Any]) -> int:
+    """Record a labels file; the sample it was judged on is its header's (a page's download), else the one
+    ``--sample``/``--seed``/``--by-group`` name."""
     from lingtest.review.labels import read_judgements
 
     header, judgements = read_judgements(labels, key=review.key, groups=review.groups, reviewer=who)
     sample = (header or {}).get("sample")
-    n = review.record(judgements, sample if isinstance(sample, dict) else None)
+    n = review.record(judgements, sample if isinstance(sample, dict) else spec)
     reviewers = sorted({j.reviewer for j in judgements})
     print(f"recorded {n} judgements of {len({j.id for j in judgements})} cases by {', '.join(reviewers)} in "
           f"{review.path}", file=out or sys.stdout)

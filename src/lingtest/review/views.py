@@ -76,6 +76,7 @@ class ReviewItem:
     blocks: tuple[Block, ...]
     facts: tuple[tuple[str, str], ...] = ()
     capability: str | None = None
+    graded: bool = True  # False: the case has no correct answer (a ContraCAT prior); no label question
 
     @property
     def asks_relevance(self) -> bool:
@@ -96,10 +97,12 @@ def questions(item: ReviewItem) -> list[Question]:
     """The questions asked about ``item``, in order (the relevance one only for a suite with capabilities)."""
     label = item.task == "classification"
     out = [Question("well_formed", "well-formed?", "Is the test input well-formed: natural, grammatical text a "
-                    "user could write? (An unnatural mutant is not.)", ("y", "n")),
-           Question("label_correct", "label correct?" if label else "relation correct?",
-                    "Is the expected label right for this text?" if label else
-                    "Is the expected relation right: would a correct system satisfy it on this case?", ("y", "n"))]
+                    "user could write? (An unnatural mutant is not.)", ("y", "n"))]
+    if item.graded:
+        out.append(Question("label_correct", "label correct?" if label else "relation correct?",
+                            "Is the expected label right for this text?" if label else
+                            "Is the expected relation right: would a correct system satisfy it on this case?",
+                            ("y", "n")))
     if item.asks_relevance:
         out.append(Question("relevance", "capability relevant?", f"How relevant is the case to its capability "
                             f"({item.capability})? 1: not at all, 5: exactly what it tests.",
@@ -184,6 +187,7 @@ def expected_words(case: TestCase, task: str) -> str:
     exp = case.expected
     params = dict(exp) if isinstance(exp, Mapping) else {}
     name = expectation_name(exp)
+    case_prior = bool(case.meta.get("prior"))
     if name == "direction":
         way = "rises" if params.get("increasing", True) else "falls"
         return f"the probability of {params.get('label')} {way} from the source to the follow-up"
@@ -194,6 +198,9 @@ def expected_words(case: TestCase, task: str) -> str:
         return INVARIANCE_WORDS.get(task, "the same output for the source and the follow-up")
     if name in ("same-coreference", "oracle"):
         return "the coreference clusters stay the same across the edit (who refers to whom does not change)"
+    if name == "contrastive" and case_prior:
+        return ("none: a prior template (no antecedent decides the pronoun); the system's preference between "
+                "the candidates is measured, not graded - judge only whether the texts are well-formed")
     if name == "contrastive":
         return "the reference translation scores above every contrastive candidate"
     if name == "tin-mr1":
@@ -406,7 +413,10 @@ def contrastive_blocks(case: TestCase) -> list[Block]:
     blocks.append(Block("source", (plain(source),)))
     if tgt_ctx:
         blocks.append(Block("target context", (plain(tgt_ctx),)))
-    blocks.append(Block("reference translation (correct)", (plain(reference),)))
+    prior = bool(case.meta.get("prior"))
+    title = ("candidate 1 (a prior: no candidate is correct; the system's preference is measured)" if prior
+             else "reference translation (correct)")
+    blocks.append(Block(title, (plain(reference),)))
     for k, other in enumerate(others, start=1):
         _, right = text_diff(reference, other)
         blocks.append(Block(f"contrastive {k}", right))
@@ -464,4 +474,5 @@ def review_item(case: TestCase, *, task: str, group: str, capabilities: Mapping[
     unit = "word" if task == "classification" else "token"
     return ReviewItem(id=case.id, group=group, technique=case.technique, task=task, relation=case.relation,
                       expected=expected_words(case, task), edit=edit_words(case, changed, unit), blocks=tuple(blocks),
-                      facts=tuple(facts), capability=capability or (None if capabilities is None else "-"))
+                      facts=tuple(facts), capability=capability or (None if capabilities is None else "-"),
+                      graded=not bool(case.meta.get("prior")))
