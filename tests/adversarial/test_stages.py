@@ -147,6 +147,9 @@ def test_score_with_an_oracle_system(project, monkeypatch):
     assert res["table3"]["clean"] == pytest.approx(100.0)
     assert res["table3"]["alpha_delta"] == pytest.approx(0.0)
     assert all(v["failures"] == 0 for v in res["invariance"].values())  # gold is invariant
+    # the generated perturbations keep their gold, and no failure means no precision to adjust
+    assert all(v["validity_valid"] == v["validity_total"] == v["cases"] > 0 for v in res["invariance"].values())
+    assert all(v["precision_validity_adjusted"] is None for v in res["invariance"].values())
     metrics = root / "metrics" / "adversarial" / "tiny"
     assert (metrics / "systems" / "oracle.json").exists()
     assert (root / "data" / "results" / "adversarial" / "tiny" / "oracle.jsonl").exists()

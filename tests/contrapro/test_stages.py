@@ -116,9 +116,14 @@ def test_grade_accuracy_per_set_and_delta_per_attack(examples):
     res = grade(cases, scores)
     assert res["sets"]["clean"]["overall"] == {"correct": 3, "total": 4, "accuracy": 0.75}
     assert res["sets"]["clean"]["by_distance"]["0"]["total"] >= 1 and "by_pronoun" in res["sets"]["clean"]
-    assert res["deltas"]["phrase/a"] == {"total": 2, "clean": {"correct": 2, "total": 2, "accuracy": 1.0},
-                                         "attacked": {"correct": 1, "total": 2, "accuracy": 0.5},
-                                         "delta": -0.5, "broken": 1, "fixed": 0}
+    delta = {k: v for k, v in res["deltas"]["phrase/a"].items() if k in ("total", "clean", "attacked", "delta",
+                                                                          "broken", "fixed")}
+    assert delta == {"total": 2, "clean": {"correct": 2, "total": 2, "accuracy": 1.0},
+                     "attacked": {"correct": 1, "total": 2, "accuracy": 0.5}, "delta": -0.5, "broken": 1, "fixed": 0}
+    # "X." replaces the context instead of adding to it: no attacked case keeps its gold
+    assert (res["deltas"]["phrase/a"]["validity"], res["deltas"]["phrase/a"]["validity_total"]) == (0.0, 2)
+    assert res["deltas"]["phrase/a"]["broken_invalid"] == 1
+    assert res["deltas"]["phrase/a"]["precision_validity_adjusted"] == 0.0
     assert res["deltas"]["phrase/b"]["delta"] == 0.0
     assert res["attacks"]["phrase"]["total"] == 4 and res["attacks"]["phrase"]["delta"] == -0.25
     with pytest.raises(LingtestError, match="no clean"):

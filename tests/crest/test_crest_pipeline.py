@@ -37,7 +37,8 @@ def cfg(tmp_path, monkeypatch, corpus_docs):
     write_jsonl(inp, [*corpus_docs, doc3, doc4], kind="document")
     crest = OmegaConf.load(CONF)
     root = OmegaConf.create({"dataset": "toy", "seed": 7, "parser": {"name": "fake_crest"},
-                             "resources": {"device": "cpu"},
+                             "resources": {"device": "cpu", "score_decimals": OmegaConf.load(
+                                 CONF.parents[1] / "resources" / "default.yaml").score_decimals},
                              "systems": {"cache": False, "batch_size": {"cpu": 64}, "coref": {"fake_crest": {}}},
                              "paths": {"prepared": str(tmp_path / "prepared"),
                                        "crest": {"generated": str(tmp_path / "gen.jsonl"),
@@ -87,6 +88,9 @@ def test_generate_evaluate_ablation(cfg, tmp_path):
     assert r["sources"] == 4 and r["sources_wrong"] == 1 and r["hits"] == 1
     assert r["generated"] >= r["selected"] == r["tests"]
     assert r["precision"] == 1.0 and r["false_positives"] == 0
+    # every generated follow-up keeps its gold, so no issue is discounted
+    assert r["validity"] == 1.0 and r["validity_valid"] == r["validity_total"] == r["tests"]
+    assert r["precision_validity_adjusted"] == 1.0 and r["issues_invalid"] == 0
     assert r["issue_types"]["missing_entity"] >= 1
     assert r["issues_by_candidate_source"] == {"wordnet_synonym": r["issues"]}
     results = list(read_jsonl(tmp_path / "results" / "fake_crest.jsonl", dict, kind="result"))

@@ -82,6 +82,8 @@ def test_mutate_check_repair_grade():
     grade = grade_run(issues, repairs, {s.id: (s.tokens, s.entities, s.gold) for s in sources}, CONLL)
     o = grade.summary["overall"]
     assert (o["issues"], o["erroneous"], o["precision"], o["source_wrong"]) == (3, 3, 1.0, 3)
+    # the three mutants move or keep every gold entity intact ("John met Rome in Mary ."): no issue discounted
+    assert (o["precision_validity_adjusted"], o["issues_invalid"]) == (1.0, 0)
     assert (o["hits"], o["wrong_sources"], o["hit_rate"]) == (2, 2, 1.0)
     assert o["error_categories"] == {"omission": 1, "over_labelling": 0, "incorrect_category": 1,
                                      "range_error": 0}

@@ -172,7 +172,9 @@ def _gold_line(gold: dict[str, Any]) -> str:
         return f"not graded against gold: {gold.get('reason')}"
     summary = gold.get("summary") or {}
     parts = []
-    for key, label in (("precision", "issue precision"), ("source_f1", "F1 on the sources"),
+    for key, label in (("precision", "issue precision"),
+                       ("precision_validity_adjusted", "counting issues on invalid mutants as false"),
+                       ("validity", "valid mutants"), ("source_f1", "F1 on the sources"),
                        ("hit_rate", "wrong sources revealed")):
         value = summary.get(key)
         if isinstance(value, dict):

@@ -6,6 +6,12 @@ The cases are the generated file's (every follow-up up to max(M), parsed); each 
 configuration of the ablation is a filter over the same records: configuration (M, select) uses the
 follow-ups with ``order < M`` (and ``selected`` when select is on), which is exactly what a run with
 that M would produce because generation is deterministic and ordered.
+
+Beside the precision (an issue is a true positive when the system is wrong on the source or on the
+follow-up against the gold mapped onto it) the summary reports the ``validity`` of the tests (the share
+whose follow-up keeps its source's gold, :func:`~lingtest.crest.grading.case_validity`) and
+``precision_validity_adjusted``, the precision with every issue on an invalid test counted as a false
+positive.
 """
 
 from __future__ import annotations
@@ -17,8 +23,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lingtest.crest.generate import Source
-from lingtest.crest.grading import ERROR_TYPES, grade_issue, same_clustering
+from lingtest.crest.grading import ERROR_TYPES, case_validity, grade_issue, same_clustering
 from lingtest.data.model import TestCase, clusters_as_spans, non_singleton
+from lingtest.metrics.validity import Validity, adjusted_precision, validity_summary
 from lingtest.suite.run import CaseResult, run_suite
 
 Span = tuple[int, int]
@@ -35,6 +42,11 @@ class PairRecord:
     recall: float
     true_positive: bool
     types: list[str] = field(default_factory=list)
+    invalid_reasons: list[str] = field(default_factory=list)  # why the follow-up does not keep its gold
+
+    @property
+    def valid(self) -> bool:
+        return not self.invalid_reasons
 
 
 @dataclass(slots=True)
@@ -63,8 +75,8 @@ def _gold(clusters: Sequence[Sequence[Sequence[int]]]) -> list[list[Span]]:
 def evaluate_system(system: Any, sources: Sequence[Source], cases: Sequence[TestCase],
                     oracle: Mapping[str, Any] | None = None) -> EvalResult:
     """Predict every source and case (one batched, cached pass each), check the cases with the oracle
-    (``oracle``: its name and thresholds, e.g. ``{"name": "blanc", "thr_p": 1.0, "thr_r": 1.0}``) and
-    grade every issue with gold."""
+    (``oracle``: its name and thresholds, e.g. ``{"name": "blanc", "thr_p": 1.0, "thr_r": 1.0}``), grade
+    every issue with gold and decide every case's validity."""
     t0 = time.perf_counter()
     src_pred = system.predict([s.doc for s in sources])
     run = run_suite(system, cases, {"oracle": dict(oracle or {})})
@@ -81,13 +93,14 @@ def evaluate_system(system: Any, sources: Sequence[Source], cases: Sequence[Test
             tp, types = grade_issue(gold[sid], by_id[sid], _gold(m["followup_gold_clusters"]), _spans(outs[1]))
         pairs.append(PairRecord(sid, int(m["order"]), bool(m.get("selected", True)), str(m["candidate_source"]),
                                 not res.passed, float(res.details["precision"]), float(res.details["recall"]), tp,
-                                [t for t in ERROR_TYPES if t in types]))
+                                [t for t in ERROR_TYPES if t in types], list(case_validity(case).reasons)))
     return EvalResult(system.name, correct, pairs, seconds, run.results)
 
 
 def summarize(result: EvalResult, M: int, select: bool = True,
               seconds_per_selected: float | None = None) -> dict[str, Any]:
-    """Table-1 style numbers for one configuration (see module docstring)."""
+    """Table-1 style numbers for one configuration (see module docstring); ``validity`` is over the
+    tests of the configuration, ``precision_validity_adjusted`` over its issues (``None`` without one)."""
     within = [p for p in result.pairs if p.order < M]
     used = [p for p in within if p.selected or not select]
     issues = [p for p in used if p.issue]
@@ -111,6 +124,8 @@ def summarize(result: EvalResult, M: int, select: bool = True,
         "true_positives": tp,
         "false_positives": len(issues) - tp,
         "precision": round(tp / len(issues), 4) if issues else 1.0,
+        **adjusted_precision(((p.true_positive, p.valid) for p in issues), digits=4),
+        **validity_summary((Validity(tuple(p.invalid_reasons)) for p in used), digits=4),
         "issue_types": {t: types.get(t, 0) for t in ERROR_TYPES},
         "issues_by_candidate_source": dict(sorted(Counter(p.candidate_source for p in issues).items())),
         "tests_by_candidate_source": dict(sorted(Counter(p.candidate_source for p in used).items())),

@@ -19,14 +19,24 @@ clustering is turned into the gold one by these operations, applied in this orde
 
 K&K derive the classes from sequences of such operations on system output with mention-head
 matching; we match spans exactly and do not model their "merge then split" interactions.
+
+**Validity** (:func:`case_validity`, the automatic counterpart of the paper's Figure 4(B)): a follow-up
+keeps its source's gold when the recorded replacement is the only edit, lies outside every gold mention
+(Eq. 2 puts every token of every mention in the protected set N, head or not, so replacing any mention
+token is outside the relation), no mention is lost or merged, and the follow-up's gold clusters are the
+source's moved through the replacement. The dependency-linked tokens Eq. 2 also protects carry no gold
+of their own and are not re-checked here (that is the generator's rule, not a property of the gold).
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from typing import Any
 
-from lingtest.data.model import non_singleton
+from lingtest.data.model import TestCase, non_singleton
+from lingtest.errors import InputError
+from lingtest.metrics.validity import UNRECORDED_EDIT, Validity, coref_edit_reasons
 
 Span = tuple[int, int]
 Clusters = Sequence[Sequence[Span]]
@@ -104,3 +114,38 @@ def grade_issue(gold_source: Clusters, pred_source: Clusters, gold_followup: Clu
     if not fu_ok:
         types.update(classify_errors(gold_followup, pred_followup))
     return (not src_ok or not fu_ok), types
+
+
+def document_words(payload: Any, where: str) -> list[str]:
+    """The words of a document payload (``{"sentences": [{"tokens": [{"text": ...}, ...]}, ...]}``),
+    sentence after sentence; ``where`` names it in the error on anything else."""
+    try:
+        return [str(t["text"]) for s in payload["sentences"] for t in s["tokens"]]
+    except (KeyError, TypeError) as exc:
+        raise InputError(f"not a document payload: {exc!r}", field=where) from None
+
+
+def case_validity(case: TestCase) -> Validity:
+    """Whether a CREST case's follow-up keeps its source's gold (see the module docstring). Reads the
+    source and follow-up words and ``meta``: ``position``, ``n_new_tokens``, ``old_token``,
+    ``new_token``, ``gold_clusters`` and ``followup_gold_clusters``."""
+    m = case.meta
+    try:
+        position, n_new = int(m["position"]), int(m["n_new_tokens"])
+        gold = m["gold_clusters"]
+        fu_gold = m.get("followup_gold_clusters")
+    except (KeyError, TypeError, ValueError) as exc:
+        raise InputError(f"not a CREST case: {exc}", field=f"{case.id}.meta") from None
+    source = document_words(case.source, f"{case.id}.source")
+    followup = document_words(case.followup, f"{case.id}.followup")
+    reasons: list[str] = []
+    old, new = m.get("old_token"), m.get("new_token")
+    if isinstance(old, str) and 0 <= position < len(source) and source[position] != old:
+        reasons.append(UNRECORDED_EDIT)
+    new_words = {position: new.split()} if isinstance(new, str) and len(new.split()) == n_new else None
+    try:
+        reasons += coref_edit_reasons(source, followup, gold, fu_gold, {position: n_new}, scope="outside_mentions",
+                                      new_words=new_words)
+    except (ValueError, TypeError, IndexError) as exc:
+        raise InputError(f"bad gold clusters: {exc}", field=f"{case.id}.meta.gold_clusters") from None
+    return Validity.of(reasons)

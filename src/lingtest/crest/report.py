@@ -13,17 +13,34 @@ def _hits(r: dict[str, Any]) -> str:
     return f"{r['hits']} / {r['sources_wrong']} ({100 * r['hit_rate']:.2f})"
 
 
+def _has_validity(rows: Sequence[dict[str, Any]]) -> bool:
+    return bool(rows) and all("validity" in r for r in rows)
+
+
+def _validity_cells(r: dict[str, Any], percent: bool) -> str:
+    """`` valid / total (%) | adjusted precision |`` of one row (the precision in percent or as a share,
+    like the table's own precision column)."""
+    v, adj = r.get("validity"), r.get("precision_validity_adjusted")
+    share = "" if v is None else f" ({100 * v:.2f})"
+    scale = 100 if percent else 1
+    return (f" {r.get('validity_valid', 0)} / {r.get('validity_total', 0)}{share} | "
+            f"{'' if adj is None else f'{scale * adj:.2f}'} |")
+
+
 def table1_markdown(rows: Sequence[dict[str, Any]]) -> str:
-    """Paper Table 1: one row per system."""
-    lines = ["| System | # Src (P+N) | # Gen | # Sel | # Issues | # (%) Hits | Time (s/sel) | # TP | # FP | Prec |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+    """Paper Table 1: one row per system; with the validity figures of the summaries, two more columns:
+    the tests whose follow-up keeps its gold and the precision with issues on the others counted as
+    false positives."""
+    valid = _has_validity(rows)
+    head = "| System | # Src (P+N) | # Gen | # Sel | # Issues | # (%) Hits | Time (s/sel) | # TP | # FP | Prec |"
+    lines = [head + (" # (%) Valid | Adj. Prec |" if valid else ""), "|---" * (12 if valid else 10) + "|"]
     for r in rows:
         t = r.get("seconds_per_selected")
         lines.append(
             f"| {r.get('system', '')} | {r['sources']} ({r['sources_correct']}+{r['sources_wrong']}) | "
             f"{r['generated']} | {r['selected']} | {r['issues']} | {_hits(r)} | "
             f"{'' if t is None else f'{t:.3f}'} | {r['true_positives']} | {r['false_positives']} | "
-            f"{r['precision']:.2f} |")
+            f"{r['precision']:.2f} |" + (_validity_cells(r, percent=False) if valid else ""))
     return "\n".join(lines) + "\n"
 
 
@@ -31,12 +48,15 @@ def ablation_markdown(rows: Sequence[dict[str, Any]], system: str = "") -> str:
     """Paper Table 3: M x selection on/off."""
     head = (f"CREST ablation{f' on {system}' if system else ''}: "
             "M = max follow-ups per source, Select = Algorithm 2.\n\n")
-    lines = ["| M | Select | # Tests | # Issues | # (%) Hits | # TP | # FP | Prec (%) | Depth-preserving (%) |",
-             "|---|---|---|---|---|---|---|---|---|"]
+    valid = _has_validity(rows)
+    lines = ["| M | Select | # Tests | # Issues | # (%) Hits | # TP | # FP | Prec (%) | Depth-preserving (%) |"
+             + (" # (%) Valid | Adj. Prec (%) |" if valid else ""),
+             "|---" * (11 if valid else 9) + "|"]
     for r in rows:
         pres = f"{r['selected']} / {r['tests']} ({100 * r['selected'] / r['tests']:.2f})" if r["tests"] else "0 / 0"
         lines.append(f"| {r['M']} | {'w/' if r['select'] else 'w/o'} | {r['tests']} | {r['issues']} | {_hits(r)} | "
-                     f"{r['true_positives']} | {r['false_positives']} | {100 * r['precision']:.2f} | {pres} |")
+                     f"{r['true_positives']} | {r['false_positives']} | {100 * r['precision']:.2f} | {pres} |"
+                     + (_validity_cells(r, percent=True) if valid else ""))
     return head + "\n".join(lines) + "\n"
 
 

@@ -65,7 +65,8 @@ def generate_stage(ctx: StageContext, config: CrestConfig) -> dict[str, Any]:
         counters["parser_calls"] += parser.calls
         counters["parse_memo_hits"] += parser.hits
     else:
-        gen = build_generator(c, parser, build_proposers(c), build_ranker(c, ctx.cfg.resources), m_gen)
+        gen = build_generator(c, parser, build_proposers(c, ctx.cfg.resources), build_ranker(c, ctx.cfg.resources),
+                              m_gen)
         followups, stats = generate_all(sources, gen, select=c.select, batch_sources=c.batch_sources)
         counters = {"parser_calls": parser.calls, "parse_memo_hits": parser.hits,
                     "lm_texts_scored": getattr(gen.ranker, "texts_scored", 0)}
@@ -166,7 +167,8 @@ def ablation_stage(ctx: StageContext, config: CrestConfig, item: str) -> list[di
     plot_ablation(rows, files[2], title=f"CREST ablation ({item})")
     for r in rows:
         tag = f"crest.ablation.{item}.M{r['M']}.{'sel' if r['select'] else 'nosel'}."
-        ctx.tracker.log_metrics({tag + k: float(r[k]) for k in ("tests", "issues", "hits", "precision")})
+        ctx.tracker.log_metrics({tag + k: float(r[k]) for k in ("tests", "issues", "hits", "precision", "validity",
+                                                                "precision_validity_adjusted") if r.get(k) is not None})
     for f in files:
         ctx.tracker.log_artifact(str(f))
     return rows

@@ -174,10 +174,10 @@ def recipe_content(folder: Path) -> Content:
 def reviewed(root: Path, sha256: str) -> dict[str, Any] | None:
     """The review rates (:func:`lingtest.review.review_rates`) of the suite with ``sha256``, judged under
     any name or version in ``<root>/reviews/``; ``None`` when nobody reviewed it."""
-    from lingtest.review.stats import review_rates, reviewed_folders
+    from lingtest.review.rates import folder_rates, reviewed_folders
 
     for folder in reviewed_folders(root):
-        rates = review_rates(folder, root=root)
+        rates = folder_rates(folder, root)
         if rates.get("sha256") == sha256 and (rates.get("overall") or {}).get("judgements"):
             return rates
     return None

@@ -278,6 +278,7 @@ def _generate(sources: list[SourceRecord], system: Any, cfg: Any, *, progress: b
     from lingtest.harness.outputs import CheckedRunner, CheckedSystem, OutputCheck
     from lingtest.harness.running import Bar
     from lingtest.paths import project_root
+    from lingtest.resources.scores import ScoreGrid
     from lingtest.systems.tasks import get_task
     from lingtest.tin.components import Parts, filter_config
     from lingtest.tin.config import TinConfig
@@ -290,7 +291,8 @@ def _generate(sources: list[SourceRecord], system: Any, cfg: Any, *, progress: b
     with Bar("TIN: predicting", progress) as bar:
         cached = _cached_system(system, cfg, bar)
         name = str(cached.name)
-        filters = filter_config(config, name)  # a config error before anything runs
+        # a config error before anything runs
+        filters = filter_config(config, name, ScoreGrid.from_config(cfg.resources))
         if not sources:
             return []
         owners: dict[str, list[tuple[str, str]]] = {}
@@ -382,6 +384,8 @@ def grade(cases: Sequence[TestCase], outputs: Any, labels: Any, cfg: Any = None)
         summary.update(wrong_sources=sum(source_wrong_map(src_list, lmap).values()),
                        source_f1=source_f1(src_list, lmap).to_dict(), precision=overall["precision"],
                        hits=overall["hits"], hit_rate=overall["hit_rate"],
+                       validity=overall.get("validity"),
+                       precision_validity_adjusted=overall.get("precision_validity_adjusted"),
                        error_categories=overall["error_categories"])
     return {"per_case": per_case, "summary": summary}
 

@@ -6,7 +6,8 @@ transformations are passed in): what each stage body runs between reading and wr
   transformation; :func:`merge_generated` - the results of consecutive waves of sources as one;
 * :func:`check_cases` - the cases through :func:`lingtest.suite.run.run_suite` -> issues, and
   :func:`summarize_checked` - issues graded against gold when there is gold (precision, source-wrong
-  issues, hits, error categories), issue counts only when there is none;
+  issues, hits, error categories; the validity of the checked mutants and the precision with issues
+  on invalid mutants counted as false positives), issue counts only when there is none;
 * :func:`source_wrong_map` / :func:`source_f1` - the system's N(s) graded against gold;
 * :func:`issue_record` / :func:`issue_from_record` - an issue as JSON (the repair stage reads them);
 * :func:`attack_cases` - the word-substitution baseline graded like TIN's issues.
@@ -21,10 +22,12 @@ from typing import TYPE_CHECKING, Any
 
 from lingtest.data.model import Document, Entity, TestCase
 from lingtest.metrics.ner import PRF
+from lingtest.metrics.validity import Validity, validity_summary
 from lingtest.tin.filters import FilterConfig, FilterCounts, filter_mutants
 from lingtest.tin.grading import (
     EntityMapper,
     GradedIssue,
+    case_validity,
     grade_issue,
     ner_f1,
     prediction_correct,
@@ -138,8 +141,11 @@ def summarize_checked(cases: Sequence[TestCase], issues: Sequence[Issue], source
                       label_map: EntityMapper | None) -> tuple[dict[str, Any], list[GradedIssue]]:
     """The summary of checked ``cases`` and their ``issues`` (per transformation and ``overall``, each
     with the number of cases ``checked``) and the graded issues. With gold on every source (and a label
-    map) every issue is graded (:func:`lingtest.tin.grading.summarize_issues`); without, the summary holds
-    issue counts and the graded list is empty."""
+    map) every issue is graded (:func:`lingtest.tin.grading.summarize_issues`) and every case's validity
+    decided (:func:`lingtest.tin.grading.case_validity`: ``validity``, ``validity_valid``,
+    ``validity_total``, ``validity_reasons`` per group; ``precision_validity_adjusted`` and
+    ``issues_invalid`` beside each precision); without, the summary holds issue counts and the graded
+    list is empty."""
     checked_by: dict[str, int] = {}
     for c in cases:
         checked_by[c.provenance.transformation] = checked_by.get(c.provenance.transformation, 0) + 1
@@ -155,14 +161,23 @@ def summarize_checked(cases: Sequence[TestCase], issues: Sequence[Issue], source
     assert label_map is not None
     wrong = source_wrong_map(sources, label_map)
     gold = {s.id: s.gold for s in sources}
+    validity = {c.id: case_validity(c, gold.get(c.provenance.seed_id)) for c in cases}
     graded = [GradedIssue(it.seed_id, it.transformation,
                           grade_issue(it.source_pred, it.followup_pred,
                                       it.source_gold if it.source_gold is not None else gold[it.seed_id] or [],
-                                      it.followup_gold, label_map))
+                                      it.followup_gold, label_map),
+                          _valid(validity.get(it.case_id)))
               for it in issues]
     summary = summarize_issues(graded, wrong)
     _add_checked(summary, checked_by)
+    for name, row in summary.items():
+        verdicts = (validity[c.id] for c in cases if name == "overall" or c.provenance.transformation == name)
+        row.update(validity_summary(v for v in verdicts if v is not None))
     return summary, graded
+
+
+def _valid(validity: Validity | None) -> bool | None:
+    return None if validity is None else validity.valid
 
 
 def _add_checked(summary: dict[str, Any], checked_by: Mapping[str, int]) -> None:
@@ -204,7 +219,8 @@ def issue_from_record(d: dict[str, Any]) -> Issue:
 def attack_cases(sources: Sequence[TinSource], *, system: Any, proposer: Any, config: AttackConfig,
                  label_map: EntityMapper | None) -> tuple[list[TestCase], dict[str, Any]]:
     """Attack every source (gold entity tokens protected, so gold maps onto the adversarial
-    sentence unchanged); each success is an issue, graded like TIN's."""
+    sentence unchanged); each success is an issue, graded like TIN's (with the validity of the
+    adversarial sentences, each one an issue)."""
     from lingtest.tin.baseline import attack
 
     protected = {s.id: {i for e in (s.gold or []) for i in range(e.start, e.end)} for s in sources}
@@ -221,10 +237,15 @@ def attack_cases(sources: Sequence[TinSource], *, system: Any, proposer: Any, co
     muts = [case_mutant(c) for c in cases]
     fu_preds = system.predict([list(m.tokens) for m in muts]) if muts else []
     graded = []
+    verdicts = []
     for c, m, fu_pred in zip(cases, muts, fu_preds, strict=True):
         s = by_id[c.provenance.seed_id]
         g = grade_issue(s.entities, fu_pred, s.gold or [], m.alignment.map_entities(s.gold or []), label_map)
-        graded.append(GradedIssue(s.id, "attack", g))
+        v = case_validity(c, s.gold)
+        if v is not None:
+            verdicts.append(v)
+        graded.append(GradedIssue(s.id, "attack", g, _valid(v)))
     summary.update(summarize_issues(graded, source_wrong_map(sources, label_map))["overall"])
+    summary.update(validity_summary(verdicts))
     summary["issues"] = len(cases)
     return cases, summary

@@ -21,6 +21,13 @@ a YAML/JSON file).
   one overlapped by no prediction an *omission*; a prediction overlapping no gold entity is an
   *over-labelling*, and one of another span overlapping only gold entities that are found
   themselves a *range error* too (so every wrong prediction has at least one category).
+* **Validity** (:func:`mutant_validity`, :func:`case_validity`): whether a mutant keeps its source's
+  gold - every gold entity intact (no token of it replaced, no entity split by a reordering, its words
+  unchanged), no two gold entities of one label made adjacent (merged), no new capitalised word inside
+  the sentence (a name gold lacks). The paper counts an issue on an "unnatural" mutant as a false
+  positive; an issue on a mutant whose gold is not preserved is counted the same way in
+  ``precision_validity_adjusted`` (beside ``precision``; ``issues_invalid`` of them). The paper keeps
+  such an issue when N(s) is wrong; ``source_wrong`` and ``issues_invalid`` let a reader recount that.
 * **Repair** (Table 6): each suspicious span is T or F before repair (the label predicted for
   exactly that span, or NULL, equals gold's label for exactly that span, or NULL) and after
   (same with R(s)): TT, TF, FT, FF, Err2Cor = FT / (FT + FF), Cor2Err = TF / (TT + TF),
@@ -36,13 +43,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from lingtest.data.model import Entity
+from lingtest.data.model import Entity, TestCase
 from lingtest.errors import InputError
 from lingtest.metrics.ner import PRF, score_ner
+from lingtest.metrics.validity import FOLLOWUP_GOLD_MISMATCH, Validity, adjusted_precision, entity_edit_reasons
 from lingtest.systems.ner.labels import LabelMaps
 from lingtest.systems.ner.spans import entities_to_iob2
+from lingtest.tin.mutant import Mutant
 from lingtest.tin.repair.relabel import label_at
 from lingtest.tin.spans import Span
+from lingtest.tin.suite import case_gold, case_mutant
 
 CATEGORIES = ("omission", "over_labelling", "incorrect_category", "range_error")
 TRANSITIONS = ("TT", "TF", "FT", "FF")
@@ -216,9 +226,38 @@ def grade_issue(source_pred: Sequence[Entity], followup_pred: Sequence[Entity], 
 
 @dataclass(frozen=True, slots=True)
 class GradedIssue:
+    """``valid``: whether the issue's mutant keeps its gold (``None``: not decided)."""
+
     seed_id: str
     transformation: str
     grade: IssueGrade
+    valid: bool | None = None
+
+
+def mutant_validity(mutant: Mutant, gold: Sequence[Entity], followup_gold: Sequence[Entity] | None = None, *,
+                    recorded: bool = False) -> Validity:
+    """Whether ``mutant`` keeps the source's ``gold`` (see the module docstring). ``recorded``: the
+    mutant's case records ``followup_gold`` (``None`` there: a gold entity does not survive), which must
+    then be the gold moved through the alignment."""
+    changed_fu = mutant.changed_followup or mutant.changed
+    reasons = entity_edit_reasons(
+        mutant.source, mutant.tokens, [(e.start, e.end, e.label) for e in gold], mutant.alignment.to_followup,
+        changed=mutant.changed, changed_followup=changed_fu,
+        followup_entities=None if not recorded or followup_gold is None else
+        [(e.start, e.end, e.label) for e in followup_gold])
+    if recorded and followup_gold is None and not reasons:
+        reasons.append(FOLLOWUP_GOLD_MISMATCH)  # recorded as lost, though every entity survives
+    return Validity.of(reasons)
+
+
+def case_validity(case: TestCase, gold: Sequence[Entity] | None = None) -> Validity | None:
+    """:func:`mutant_validity` of a TIN case, with the gold it records (else ``gold``); ``None`` when
+    there is no gold."""
+    source_gold, followup_gold = case_gold(case)
+    g = source_gold if source_gold is not None else gold
+    if g is None:
+        return None
+    return mutant_validity(case_mutant(case), g, followup_gold, recorded="followup_gold" in case.meta)
 
 
 def _ratio(a: int, b: int) -> float | None:
@@ -229,8 +268,10 @@ def summarize_issues(issues: Sequence[GradedIssue], source_wrong: Mapping[str, b
     """Per transformation and ``overall``: issues, erroneous, precision, issues with a wrong source,
     hits (wrong sources revealed / all wrong sources tested) and error categories (RQ2: each wrong
     source prediction counted once, each wrong follow-up prediction once). ``source_wrong``: every
-    tested source sentence -> whether N(s) is wrong."""
+    tested source sentence -> whether N(s) is wrong. When every issue's validity is decided, also
+    ``precision_validity_adjusted`` (erroneous issues on valid mutants / issues) and ``issues_invalid``."""
     wrong_total = sum(bool(v) for v in source_wrong.values())
+    decided = all(it.valid is not None for it in issues)
     groups: dict[str, list[GradedIssue]] = {}
     for it in issues:
         groups.setdefault(it.transformation, []).append(it)
@@ -249,6 +290,7 @@ def summarize_issues(issues: Sequence[GradedIssue], source_wrong: Mapping[str, b
         n_cat = sum(cats.values())
         out[name] = {
             "issues": len(group), "erroneous": erroneous, "precision": _ratio(erroneous, len(group)),
+            **(adjusted_precision((it.grade.erroneous, bool(it.valid)) for it in group) if decided else {}),
             "source_wrong": src_wrong, "source_wrong_share": _ratio(src_wrong, len(group)),
             "hits": len(hit_seeds), "wrong_sources": wrong_total,
             "hit_rate": _ratio(len(hit_seeds), wrong_total),

@@ -9,9 +9,9 @@
   ``system.predict`` call for all relabelling mutants.
 * :func:`repair_counts` - what the repair changed: sources repaired, suspicious entities and how each
   was relabelled, sources whose entities changed.
-* :func:`grade_run` - issues graded against gold (precision, source-wrong issues, hits, error
-  categories), repair transitions and rates over the suspicious spans of s and of s', and F1 over
-  the tested sentences before and after repair.
+* :func:`grade_run` - issues graded against gold (precision and its validity-adjusted counterpart,
+  source-wrong issues, hits, error categories), repair transitions and rates over the suspicious spans
+  of s and of s', and F1 over the tested sentences before and after repair.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from lingtest.tin.grading import (
     GradedIssue,
     RepairCounts,
     grade_issue,
+    mutant_validity,
     ner_f1,
     prediction_correct,
     repair_transition,
@@ -147,7 +148,8 @@ def grade_run(issues: Sequence[Issue], repairs: IssueRepairs, sources: Mapping[s
     for it in issues:
         gold = it.source_gold if it.source_gold is not None else sources[it.seed_id][2]
         grade = grade_issue(it.source_pred, it.followup_pred, gold, it.followup_gold, label_map)
-        graded.append(GradedIssue(it.seed_id, it.transformation, grade))
+        valid = mutant_validity(it.mutant, gold, it.followup_gold, recorded=it.source_gold is not None).valid
+        graded.append(GradedIssue(it.seed_id, it.transformation, grade, valid))
     src_t = []
     for sid, rep in sorted(repairs.sources.items()):
         _, pred, gold = sources[sid]

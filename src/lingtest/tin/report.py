@@ -3,8 +3,9 @@ per-system metrics the stages write (pure functions of those dicts).
 
 * Table 3: precision per transformation and overall, ``p% (erroneous/issues)``, one row per system;
   below it what the automatic grading adds: issues whose source prediction is wrong, hits (wrong
-  source sentences revealed by an issue / all wrong sources) and the error categories (RQ2), and
-  the mutant counts after each filter.
+  source sentences revealed by an issue / all wrong sources) and the error categories (RQ2), the
+  validity of the checked mutants (gold preserved) with the precision that counts issues on invalid
+  mutants as false positives, and the mutant counts after each filter.
 * Table 4: TIN per transformation against the word-substitution baseline on the same system.
 * Table 6: repair transitions over suspicious entities, Err2Cor, Cor2Err, ErrorReduce, and F1 on the
   tested sentences before and after repair.
@@ -36,6 +37,12 @@ def _cell(row: Mapping[str, Any] | None) -> str:
     return f"{_pct(row.get('precision'))} ({row['erroneous']}/{row['issues']})"
 
 
+def _valid_cell(row: Mapping[str, Any] | None) -> str:
+    if not row or row.get("validity_total") is None:
+        return "–"
+    return f"{row['validity_valid']}/{row['validity_total']} ({_pct(row.get('validity'))})"
+
+
 def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(r) + " |" for r in rows]
@@ -64,6 +71,18 @@ def table3_markdown(rows: Sequence[Mapping[str, Any]], transformations: Sequence
                 "sentences revealed by at least one issue) and the error categories (RQ2)\n\n",
                 _table(["system", "sources", "wrong sources", "checked mutants", "issues", "source wrong",
                         "hits", "omission", "over-labelling", "incorrect category", "range error"], hits)]
+    valid = [r for r in labelled if "validity" in r["issues"]["overall"]]
+    if valid:
+        body = []
+        for r in valid:
+            o = r["issues"]["overall"]
+            adj = o.get("precision_validity_adjusted")
+            body.append([r["system"], *[_valid_cell(r["issues"].get(t)) for t, _ in transformations],
+                         _valid_cell(o), _pct(o.get("precision")),
+                         f"{_pct(adj)} ({o.get('issues_invalid', 0)} on invalid)" if o.get("issues") else "–"])
+        out += ["\nValidity: mutants whose gold is preserved (valid / checked) and the precision with issues on "
+                "invalid mutants counted as false positives\n\n",
+                _table(["system", *names, "overall", "precision", "adjusted precision"], body)]
     gen = []
     for r in rows:
         for t, label in (*transformations, ("overall", "overall")):
