@@ -104,7 +104,7 @@ def main() -> None:
     parser = fresh_parser()
     loads["parser"] = time.perf_counter() - t
     t = time.perf_counter()
-    proposers = P.build_proposers(c)
+    proposers = P.build_proposers(c, cfg.resources)
     for p in proposers:  # force lazy resources (WordNet, vector index)
         getattr(p, "wn", None)
         getattr(p, "index", None)

@@ -71,18 +71,20 @@ def main() -> None:
             recorded.extend((copy.deepcopy(s), copy.deepcopy(cands)) for s, cands in items)
             return super().rank_many(items)
 
-    rec = Recording(ranker.scorer, threshold=ranker.threshold, include_original=ranker.include_original,
+    rec = Recording(ranker.scorer, grid=ranker.grid, threshold=ranker.threshold,
+                    include_original=ranker.include_original,
                     filter_sources=sorted(ranker.filter_sources), window=ranker.window,
                     left_window=ranker.left_window, shared_prefix=ranker.shared_prefix)
-    gen = P.build_generator(c, parser, P.build_proposers(c), rec, int(c.M))
+    gen = P.build_generator(c, parser, P.build_proposers(c, cfg.resources), rec, int(c.M))
     sources = P.prepare_sources(docs, c, parser)
     P.generate_all(sources, gen, select=bool(c.select), show_progress=False,
                    batch_sources=c.batch_sources)
     model_dir = ranker.scorer.model_name
+    ranker_grid = ranker.grid
     del ranker, rec
 
     def rank(scorer, window, left):
-        r = LMRanker(scorer, threshold=c.ranker.threshold, include_original=c.ranker.include_original,
+        r = LMRanker(scorer, grid=ranker_grid, threshold=c.ranker.threshold, include_original=c.ranker.include_original,
                      filter_sources=list(c.ranker.filter_sources), window=window, left_window=left,
                      shared_prefix=c.ranker.shared_prefix)
         items = copy.deepcopy(recorded)

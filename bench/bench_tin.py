@@ -48,7 +48,7 @@ def run_once(cfg: Any, system_name: str, docs: list[Any], parts: Any, trans: Any
     parsed = parse_sources(docs, parts.parser)
     sources = tin_sources(parsed, system.predict([d.sentences[0].words for d in parsed]))
     gen = generate_cases(sources, trans, embedder=parts.embedder, lm=parts.lm,
-                         config=filter_config(parts.config, system_name), system=system_name,
+                         config=filter_config(parts.config, system_name, parts.score_grid), system=system_name,
                          packed=parts.config.filters.packed)
     t_gen = time.perf_counter() - t_start
     checked = check_cases(gen.cases, system, sources, label_mapper(cfg.systems.ner_label_maps, system))

@@ -31,9 +31,11 @@ from lingtest.data.model import Sentence, Token, Tree
 from lingtest.errors import MissingResourceError
 from lingtest.parsing.base import BaseParser
 from lingtest.parsing.cache import CachedParser
-from tests.fakes.conf_options import vector_options
+from tests.fakes.conf_options import score_grid, vector_options
 
 TESTS = Path(__file__).resolve().parent
+GRID = score_grid()
+SIM = GRID.similarity  # the decimals cosines are rounded to
 
 
 # ---- word-vector index ------------------------------------------------------------------------
@@ -78,11 +80,11 @@ def test_vector_index_fresh_and_loaded_are_identical(tmp_path):
     assert sorted(a) == sorted(b)
     for name in a:
         assert a[name].dtype == b[name].dtype and np.array_equal(a[name], b[name]), name
-    assert fresh.neighbours(QUERIES, 3) == loaded.neighbours(QUERIES, 3)  # exact floats too
+    assert fresh.neighbours(QUERIES, 3, grid=GRID) == loaded.neighbours(QUERIES, 3, grid=GRID)  # exact floats too
     # the regression: both look "number" up by its string hash, under which the table has no row;
     # before, only the fresh index (StringStore lookup) found it
     assert fresh.row("number") is None and loaded.row("number") is None
-    by_word = dict(zip(QUERIES, fresh.neighbours(QUERIES, 3), strict=True))
+    by_word = dict(zip(QUERIES, fresh.neighbours(QUERIES, 3, grid=GRID), strict=True))
     assert by_word[("number", "NOUN")] == []
     # ... but it is still proposed as a neighbour of the other words
     assert [w for w, _ in by_word[("figure", "NOUN")]][:2] == ["number", "count"]
@@ -91,11 +93,9 @@ def test_vector_index_fresh_and_loaded_are_identical(tmp_path):
 
 def _reference_neighbours(index, word, upos, topn):
     """Brute force: every lemma of ``upos`` by (rounded cosine desc, lemma), the word itself out."""
-    from lingtest.resources.candidates.vectors import SIM_DECIMALS
-
     names, rows = index.by_pos[upos]
     q = index.data[index.row(word)].astype(np.float64)
-    by_row = {r: round(float(index.data[r].astype(np.float64) @ q), SIM_DECIMALS) for r in set(rows.tolist())}
+    by_row = {r: round(float(index.data[r].astype(np.float64) @ q), SIM) for r in set(rows.tolist())}
     ranked = sorted(((str(n), by_row[r]) for n, r in zip(names, rows.tolist(), strict=True)),
                     key=lambda t: (-t[1], t[0]))
     return [(n, s) for n, s in ranked if n != word.lower()][:topn]
@@ -128,9 +128,9 @@ def test_vector_neighbours_break_ties_alphabetically_over_all_lemmas():
     index, query, tied = tied_index()
     for word in (query, tied[0], tied[200]):
         for topn in (1, 6, 40):
-            got = index.neighbours([(word, "NOUN")], topn)[0]
+            got = index.neighbours([(word, "NOUN")], topn, grid=GRID)[0]
             assert got == _reference_neighbours(index, word, "NOUN", topn), (word, topn)
-    assert [w for w, _ in index.neighbours([(query, "NOUN")], 6)[0]] == tied[:6]
+    assert [w for w, _ in index.neighbours([(query, "NOUN")], 6, grid=GRID)[0]] == tied[:6]
 
 
 def test_vector_proposer_cold_and_warm_cache(tmp_path, monkeypatch):
@@ -177,7 +177,7 @@ def test_md_vector_index_fresh_and_loaded_are_identical(tmp_path):
     symbols = ["agent", "aux", "cop", "mark", "number", "possessive", "prep", "root"]
     queries += [(w, upos) for w in symbols + [s.title() for s in symbols] for upos in ("NOUN", "VERB")]
     assert len(queries) > 500
-    assert fresh.neighbours(queries, 6) == loaded.neighbours(queries, 6)
+    assert fresh.neighbours(queries, 6, grid=GRID) == loaded.neighbours(queries, 6, grid=GRID)
     assert all(fresh.row(w) is None for w in symbols)  # as in the released suite
 
 

@@ -100,6 +100,8 @@ def test_add_a_dataset_with_its_own_reader(user_package, tmp_path):
 def test_add_a_tin_transformation(user_package):
     """Recipe "Add a TIN transformation": its module + its entry under ``tin.transformations``, keyed by
     its import path (2 files); it is validated with the rest of TIN's config and built like the others."""
+    from tests.fakes.conf_options import score_grid
+
     from lingtest.config import compose
     from lingtest.errors import ConfigError
     from lingtest.execution.context import StageContext
@@ -151,7 +153,7 @@ def test_add_a_tin_transformation(user_package):
     cfg = OmegaConf.merge(cfg, {"tin": {"transformations": {name: entry}}})
     config = TinConfig.from_config(cfg)
     assert (name, "adverb insertion") in transformation_labels(config)  # the report's column
-    assert filter_config(config, "spacy_sm").epsilon[name] == 0.0
+    assert filter_config(config, "spacy_sm", score_grid()).epsilon[name] == 0.0
     [transformation] = Parts(StageContext("tin_generate", cfg), config).transformations([name])
     [mutant] = transformation.generate([TinSource("s1", ["Paris", "is", "big", "."], [])])
     assert mutant.tokens == ["Paris", "is", "big", "indeed", "."] and mutant.relation == "tin-mr1"

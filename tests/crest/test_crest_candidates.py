@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import math
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 from crest_fakes import FakeScorer
-from tests.fakes.conf_options import proposer_options
+from tests.fakes.conf_options import proposer_options, score_grid
 
 from lingtest.data.model import Sentence, Token
 from lingtest.resources.candidates import PROPOSERS, Candidate, get_proposer, merge_candidates
@@ -15,6 +16,8 @@ from lingtest.resources.candidates.inflect import inflect_like, match_case
 from lingtest.resources.candidates.masked_lm import MaskedLMProposer
 from lingtest.resources.candidates.rank import LMRanker, softmax
 from lingtest.resources.candidates.vectors import VectorIndex, VectorProposer
+
+GRID = score_grid()
 
 
 def _sent(spec: str) -> Sentence:
@@ -53,7 +56,7 @@ def test_merge_candidates_dedupes_and_drops_original():
 
 
 def test_wordnet_synonyms_antonyms_inflected():
-    p = get_proposer("wordnet", **proposer_options("wordnet", max_senses=2))
+    p = get_proposer("wordnet", GRID, **proposer_options("wordnet", max_senses=2))
     s = _sent("The/DET/DT/the big/ADJ/JJ/big dogs/NOUN/NNS/dog walked/VERB/VBD/walk quickly/ADV/RB/quickly")
     out = p.propose(s, range(5))
     assert 0 not in out  # determiners are not replaced
@@ -64,7 +67,7 @@ def test_wordnet_synonyms_antonyms_inflected():
     assert ("rode", "wordnet_antonym") in {(c.text, c.source) for c in out[3]}  # inflected to VBD
     assert all(c.text.lower() != "dogs" for c in out.get(2, []))
     # sense restriction: fewer senses, fewer (or equal) candidates
-    one = get_proposer("wordnet", **proposer_options("wordnet", max_senses=1)).propose(s, [4])
+    one = get_proposer("wordnet", GRID, **proposer_options("wordnet", max_senses=1)).propose(s, [4])
     assert len(one.get(4, [])) <= len(out[4])
 
 
@@ -97,7 +100,8 @@ class _FakeWN:
 
 def test_vector_proposer_same_pos_inflected():
     idx = VectorIndex.build(_FakeVocab(), _FakeWN())
-    p = VectorProposer(index=idx, topn=2, min_similarity=0.5, skip_lemmas=["be", "have", "do"], disk_cache=True)
+    p = VectorProposer(index=idx, grid=GRID, topn=2, min_similarity=0.5, skip_lemmas=["be", "have", "do"],
+                       disk_cache=True)
     s = _sent("The/DET/DT/the lakes/NOUN/NNS/lake ate/VERB/VBD/eat")
     out = p.propose(s, [0, 1, 2])
     assert [c.text for c in out[1]] == ["ponds", "pools"]
@@ -118,11 +122,13 @@ class _FakeMLM:
 
 def test_masked_lm_proposer_filters_by_probability():
     fake = _FakeMLM()
-    p = MaskedLMProposer(scorer=fake, **proposer_options("masked_lm", min_prob=0.1))
+    p = MaskedLMProposer(scorer=fake, grid=GRID, **proposer_options("masked_lm", min_prob=0.1))
     s = _sent("He/PRON/PRP/he ran/VERB/VBD/run quickly/ADV/RB/quickly")
     out = p.propose(s, [0, 1, 2])
     assert len(fake.requests) == 2  # one batch, content words only
-    assert [(c.text, c.prob) for c in out[2]] == [("rapidly", 0.5), ("slowly", 0.2)]
+    # probabilities on the grid: the log-probability rounded, then its probability rounded
+    assert [(c.text, c.prob) for c in out[2]] == [("rapidly", 0.500074), ("slowly", 0.200088)]
+    assert out[2][0].prob == GRID.round("prob", math.exp(GRID.round("logprob", math.log(0.5))))
 
 
 def test_softmax():
@@ -138,7 +144,7 @@ def test_ranker_one_batch_filters_and_orders():
              2: [Candidate("cat", "vectors")],
              3: [Candidate("sprinted", "wordnet_synonym")]}
     scorer = FakeScorer()
-    r = LMRanker(scorer, threshold=0.2, include_original=True, filter_sources=["vectors"], window=None,
+    r = LMRanker(scorer, grid=GRID, threshold=0.2, include_original=True, filter_sources=["vectors"], window=None,
                  left_window=None, shared_prefix=True)
     out = r.rank(s, cands)
     # one call; originals of positions 1 and 2 + the three vector candidates; WordNet ones unscored
@@ -148,8 +154,8 @@ def test_ranker_one_batch_filters_and_orders():
     assert out[1][0].prob is None and 0.2 <= out[1][1].prob < 1
     assert out[2][0].prob == 0.5  # "cat" is as long as "dog"
     assert [c.text for c in out[3]] == ["sprinted"]
-    without = LMRanker(FakeScorer(), threshold=0.2, include_original=False, filter_sources=["vectors"], window=None,
-                       left_window=None, shared_prefix=True).rank(s, cands)
+    without = LMRanker(FakeScorer(), grid=GRID, threshold=0.2, include_original=False, filter_sources=["vectors"],
+                       window=None, left_window=None, shared_prefix=True).rank(s, cands)
     assert [c.text for c in without[1]] == ["enormous", "huge"] and without[2][0].prob == 1.0
 
 
@@ -163,10 +169,10 @@ def test_ranker_window_cancels_prefix():
             return super().score(texts)
 
     options = {"threshold": 0.1, "include_original": True, "filter_sources": ["vectors"], "shared_prefix": True}
-    LMRanker(Rec(), window=1, left_window=None, **options).rank(s, {1: [Candidate("bb", "vectors")]})
+    LMRanker(Rec(), grid=GRID, window=1, left_window=None, **options).rank(s, {1: [Candidate("bb", "vectors")]})
     assert seen == ["a b c", "a bb c"]
     seen.clear()
-    LMRanker(Rec(), window=1, left_window=1, **options).rank(s, {3: [Candidate("dd", "vectors")]})
+    LMRanker(Rec(), grid=GRID, window=1, left_window=1, **options).rank(s, {3: [Candidate("dd", "vectors")]})
     assert seen == ["c d e", "c dd e"]
 
 
@@ -210,17 +216,20 @@ def test_ranker_shared_prefix_gives_the_same_probabilities():
     scorer.score_grouped = rec  # type: ignore[method-assign]
     for include_original in (False, True):
         calls.clear()
-        fast = LMRanker(scorer, threshold=0.0, include_original=include_original, filter_sources=["vectors"],
-                        window=1, left_window=None, shared_prefix=True).rank(s, cands())
-        plain = LMRanker(scorer, threshold=0.0, include_original=include_original, filter_sources=["vectors"],
-                         window=1, left_window=None, shared_prefix=False).rank(s, cands())
+        fast = LMRanker(scorer, grid=GRID, threshold=0.0, include_original=include_original,
+                        filter_sources=["vectors"], window=1, left_window=None, shared_prefix=True).rank(s, cands())
+        plain = LMRanker(scorer, grid=GRID, threshold=0.0, include_original=include_original,
+                         filter_sources=["vectors"], window=1, left_window=None, shared_prefix=False).rank(s, cands())
         # one call, one group per position, prefix log-probability left out
         assert len(calls) == 1 and calls[0][1] == {"relative": True}
         assert [len(g) for g in calls[0][0]] == [3 + include_original, 1 + include_original,
                                                  2 + include_original]
         for pos in plain:
             assert [c.text for c in fast[pos]] == [c.text for c in plain[pos]]
-            assert [c.prob for c in fast[pos]] == pytest.approx([c.prob for c in plain[pos]], abs=1e-5)
+            # each path rounds its own log-probabilities (relative ones vs whole-sentence ones) to the
+            # grid: the probabilities agree to about one step of the log-probability grid
+            step = 10.0 ** -GRID.logprob
+            assert [c.prob for c in fast[pos]] == pytest.approx([c.prob for c in plain[pos]], rel=2 * step)
         if not include_original:  # a position's only candidate takes all the probability
             assert fast[2][0].prob == pytest.approx(1.0)
         else:
@@ -241,9 +250,9 @@ def test_vector_index_disk_round_trip(tmp_path):
     idx.save(tmp_path / "i.npz")
     back = VectorIndex.load(tmp_path / "i.npz")
     q = [("lake", "NOUN"), ("eat", "VERB"), ("Pond", "NOUN"), ("zzz", "NOUN"), ("run", "ADJ")]
-    assert back.neighbours(q, 3) == idx.neighbours(q, 3)
-    assert [w for w, _ in back.neighbours(q, 3)[0]] == ["pond", "pool", "sea"]
-    assert back.neighbours(q, 3)[3] == [] and back.neighbours(q, 3)[4] == []
+    assert back.neighbours(q, 3, grid=GRID) == idx.neighbours(q, 3, grid=GRID)
+    assert [w for w, _ in back.neighbours(q, 3, grid=GRID)[0]] == ["pond", "pool", "sea"]
+    assert back.neighbours(q, 3, grid=GRID)[3:] == [[], []]
     assert not [p for p in tmp_path.iterdir() if p.name != "i.npz"]  # no temporary file left
 
 
@@ -262,6 +271,6 @@ def test_load_index_builds_once_then_reads_the_cache(tmp_path, monkeypatch):
     monkeypatch.setattr(V, "load_md_vectors", boom)
     second = V.load_index(disk_cache=True)
     q = [("lake", "NOUN"), ("devour", "VERB")]
-    assert second.neighbours(q, 2) == first.neighbours(q, 2)
+    assert second.neighbours(q, 2, grid=GRID) == first.neighbours(q, 2, grid=GRID)
     with pytest.raises(AssertionError):
         V.load_index(disk_cache=False)  # no cache: builds (here: the failing loader)

@@ -31,7 +31,7 @@ def test_paper_example_with_spacy(spacy_memo):
 
 @pytest.mark.mirror
 def test_ontogum_sources_generate_and_evaluate(mirror, spacy_memo):
-    from tests.fakes.conf_options import proposer_options
+    from tests.fakes.conf_options import proposer_options, score_grid
     from tests.fakes.configured import configured_system
 
     from lingtest.readers.options import configured
@@ -48,7 +48,8 @@ def test_ontogum_sources_generate_and_evaluate(mirror, spacy_memo):
     sources = []
     for d, p in zip(picked, parsed, strict=True):
         sources.append(Source.from_document(Document(d.id, sentences=[p], clusters=d.clusters)))
-    gen = Generator(spacy_memo, [get_proposer("wordnet", **proposer_options("wordnet"))], M=5, parse_chunk=16)
+    gen = Generator(spacy_memo, [get_proposer("wordnet", score_grid(), **proposer_options("wordnet"))], M=5,
+                    parse_chunk=16)
     followups = {}
     for s in sources:
         fus, _ = gen.generate(s)

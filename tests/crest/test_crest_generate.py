@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from crest_fakes import TABLE, FakeProposer, FakeScorer, make_source
+from tests.fakes.conf_options import score_grid
 
 from lingtest.crest.generate import Generator, MemoParser, Source, constituent_signature, followup_document
 from lingtest.crest.sources import sample_sources, sentence_sources
 from lingtest.data.model import Tree
 from lingtest.resources.candidates.rank import LMRanker
+
+GRID = score_grid()
 
 #: LMRanker options besides the threshold (whole sentences scored, the original word in the softmax)
 RANKER = {"include_original": True, "filter_sources": ["vectors"], "window": None, "left_window": None,
@@ -109,7 +112,7 @@ def test_ranker_orders_candidates(fake_parser):
     src = _source(memo)
     scorer = FakeScorer()
     prop = FakeProposer({"big": TABLE["big"]})
-    gen = Generator(memo, [prop], ranker=LMRanker(scorer, threshold=0.3, **RANKER), M=20)
+    gen = Generator(memo, [prop], ranker=LMRanker(scorer, grid=GRID, threshold=0.3, **RANKER), M=20)
     fus, stats = gen.generate(src)
     assert scorer.calls == 1
     # WordNet candidates first (unscored), then vector ones by LM probability; zzbig is dropped
@@ -150,7 +153,7 @@ def test_generate_many_batches_across_sources_with_the_same_results(fake_parser)
         memo = MemoParser(parser)
         srcs = [_source(memo, t, c) for t, c in zip(texts, clusters, strict=True)]
         scorer = FakeScorer()
-        gen = Generator(memo, [FakeProposer(TABLE)], ranker=LMRanker(scorer, threshold=0.0, **RANKER), M=4,
+        gen = Generator(memo, [FakeProposer(TABLE)], ranker=LMRanker(scorer, grid=GRID, threshold=0.0, **RANKER), M=4,
                         parse_chunk=2)
         batches0 = parser.batches
         if many:

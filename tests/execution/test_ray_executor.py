@@ -132,7 +132,9 @@ def test_crest_generation_and_evaluation_on_ray_are_identical(local_ray, tmp_pat
 
     def run(name, executor):
         out = tmp_path / name
-        cfg = OmegaConf.create({"dataset": "toy", "seed": 7, "parser": parser, "resources": {"device": "cpu"},
+        resources = {"device": "cpu",
+                     "score_decimals": OmegaConf.load(conf / "resources" / "default.yaml").score_decimals}
+        cfg = OmegaConf.create({"dataset": "toy", "seed": 7, "parser": parser, "resources": resources,
                                 "executor": executor,
                                 "systems": {"cache": False, "cache_dir": None, "batch_size": {"cpu": 2},
                                             "sort_by_length": True, "coref": {"sieve": sieve}},

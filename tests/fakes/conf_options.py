@@ -1,7 +1,7 @@
 """Component options as ``conf/`` sets them, for tests that build a component directly: constructors
 take every option as a required argument (defaults live in conf/ only), so the tests pass the
 pipeline's values, with ``overrides`` winning. Import:
-``from tests.fakes.conf_options import perturbation_options, ranker_options, vector_options``."""
+``from tests.fakes.conf_options import perturbation_options, ranker_options, score_grid, vector_options``."""
 
 from __future__ import annotations
 
@@ -35,9 +35,16 @@ def all_perturbation_options() -> dict[str, dict[str, Any]]:
     return {name: perturbation_options(name) for name in PERTURBATIONS.names()}
 
 
+def score_grid() -> Any:
+    """The :class:`~lingtest.resources.scores.ScoreGrid` of ``resources.score_decimals``."""
+    from lingtest.resources.scores import ScoreGrid
+
+    return ScoreGrid.from_config(conf_group("resources"))
+
+
 def vector_options(**overrides: Any) -> dict[str, Any]:
-    """The ``vectors`` candidate proposer's options of ``crest.proposers.vectors``."""
-    return {**conf_group("crest")["proposers"]["vectors"], **overrides}
+    """The ``vectors`` candidate proposer's options of ``crest.proposers.vectors`` (with the score grid)."""
+    return {**conf_group("crest")["proposers"]["vectors"], "grid": score_grid(), **overrides}
 
 
 def ranker_options(**overrides: Any) -> dict[str, Any]:
@@ -45,7 +52,7 @@ def ranker_options(**overrides: Any) -> dict[str, Any]:
     keys CREST reads itself: ``enabled``, ``dtype``, ``threads``)."""
     rc = conf_group("crest")["ranker"]
     keys = ("threshold", "include_original", "filter_sources", "window", "left_window", "shared_prefix")
-    return {**{k: rc[k] for k in keys}, **overrides}
+    return {**{k: rc[k] for k in keys}, "grid": score_grid(), **overrides}
 
 
 def proposer_options(name: str, **overrides: Any) -> dict[str, Any]:

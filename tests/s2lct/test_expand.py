@@ -8,6 +8,7 @@ from lingtest.s2lct.fill import LexiconLMFillProposer, TaggedLexicon, mask_tag
 from lingtest.s2lct.grammar import ReferenceCFG, parse_bracketed
 from lingtest.s2lct.predicates import Knowledge, SearchSentence, parse_predicate
 from lingtest.s2lct.seeds import Found
+from tests.fakes.conf_options import score_grid
 
 REFERENCE = ReferenceCFG([parse_bracketed(t) for t in [
     "(S (NP (DT the) (NNS dogs)) (VP (VBD ran)) (. .))",
@@ -115,11 +116,12 @@ def test_lexicon_lm_proposer_ranks_tagged_words_in_context():
     assert cased.candidates("NNS") == ["dogs"]  # "Things" and "things" counted apart: once each
     assert lex.candidates("JJ") == ["bad"] and lex.candidates("VB") == []
     scorer = FakeScorer(["ways", "dogs", "things"])
-    prop = LexiconLMFillProposer(lex, scorer, window=1, max_candidates=None, prefilter=lambda w, t: w != "dogs")
+    prop = LexiconLMFillProposer(lex, scorer, grid=score_grid(), window=1, max_candidates=None,
+                                 prefilter=lambda w, t: w != "dogs")
     fills = prop.propose(["Or", "both", "{NNS}", ".", "extra"], 2, k=5)
     assert [f.word for f in fills] == ["ways", "things"]  # dogs filtered out before scoring
     assert scorer.groups == [["Or both things .", "Or both ways ."]]  # window 1: "extra" not scored
     assert mask_tag("{NNS}") == "NNS" and mask_tag("NNS") is None
     # at most max_candidates words (the most frequent that pass), none already in the sentence
-    prop1 = LexiconLMFillProposer(lex, FakeScorer(["ways", "things"]), window=None, max_candidates=1)
+    prop1 = LexiconLMFillProposer(lex, FakeScorer(["ways", "things"]), grid=score_grid(), window=None, max_candidates=1)
     assert [f.word for f in prop1.propose(["the", "dogs", "{NNS}"], 2, k=5)] == ["things"]

@@ -198,6 +198,9 @@ def test_training_is_seeded_and_the_digest_follows_the_weights(tiny_encoder, tmp
     assert checkpoint_digest(tmp_path / "a") != checkpoint_digest(tmp_path / "c")
     record = json.loads((tmp_path / "a" / "training.json").read_text())
     assert record["digest"] == checkpoint_digest(tmp_path / "a")
+    # trained under torch's deterministic algorithms, switched off again afterwards
+    assert record["deterministic_algorithms"] is True
+    assert not torch.are_deterministic_algorithms_enabled()
     assert len(record["metrics"]["dev_conll_f1"]) == 3
     with pytest.raises(MissingResourceError, match="no coreference checkpoint"):
         checkpoint_digest(tmp_path / "missing")

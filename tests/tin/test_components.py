@@ -17,13 +17,17 @@ from lingtest.tin.config import TinConfig
 from lingtest.tin.mutant import MR2
 from lingtest.tin.report import table3_markdown
 from lingtest.tin.transformations import TRANSFORMATIONS, Transformation, TransformationConfig
+from tests.fakes.conf_options import score_grid
+
+GRID = score_grid()
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def _cfg(**tin: Any) -> Any:
+    decimals = OmegaConf.load(ROOT / "conf" / "resources" / "default.yaml").score_decimals
     base = OmegaConf.create({"seed": 7, "tin": OmegaConf.load(ROOT / "conf" / "tin" / "default.yaml"),
-                             "resources": {}, "parser": {}})
+                             "resources": {"score_decimals": decimals}, "parser": {}})
     return OmegaConf.merge(base, {"tin": tin})
 
 
@@ -83,15 +87,15 @@ def test_a_missing_key_and_an_unregistered_entry_are_errors():
 
 def test_filter_thresholds_come_from_each_entry():
     cfg = _cfg()
-    conll = filter_config(TinConfig.from_config(cfg), "minilm_ner")
+    conll = filter_config(TinConfig.from_config(cfg), "minilm_ner", GRID)
     assert conll.epsilon == {"token": 0.01, "phrase": 0.01, "structural": 0.02, "shuffle": 0.01}
     assert conll.semantic_threshold == {"token": 0.45, "phrase": 0.45, "structural": None, "shuffle": None}
-    other = filter_config(TinConfig.from_config(cfg), "spacy_sm")  # not listed: each entry's default
+    other = filter_config(TinConfig.from_config(cfg), "spacy_sm", GRID)  # not listed: each entry's default
     assert other.epsilon == {"token": 0.0, "phrase": 0.0, "structural": 0.0, "shuffle": 0.0}
     assert other.weight_min == 0.6 and other.weight_mean == 0.4
     del cfg.tin.transformations.structural.epsilon["default"]
     with pytest.raises(ConfigError, match=r"structural\.epsilon: no value for system 'spacy_sm'"):
-        filter_config(TinConfig.from_config(cfg), "spacy_sm")
+        filter_config(TinConfig.from_config(cfg), "spacy_sm", GRID)
 
 
 def test_configured_transformations_are_built_in_order_from_their_entries():
@@ -138,7 +142,7 @@ def test_a_new_transformation_is_its_class_and_its_config_entry(monkeypatch):
     parts = _parts(cfg)
     built = parts.transformations(["structural", "upper"])
     assert isinstance(built[1], Upper) and built[1].word == "HI"
-    assert filter_config(config, "spacy_sm").epsilon["upper"] == 0.5
+    assert filter_config(config, "spacy_sm", GRID).epsilon["upper"] == 0.5
     columns = transformation_labels(config)
     assert columns[-1] == ("upper", "Upper-case")
     row = {"system": "s", "issues": {"overall": {"issues": 0}}, "mutants": {}}

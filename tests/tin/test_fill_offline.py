@@ -10,6 +10,9 @@ from lingtest.data.model import Sentence, Token
 from lingtest.resources.candidates.base import Candidate
 from lingtest.resources.candidates.rank import LMRanker
 from lingtest.resources.fill import FillProposer, WordNetVectorsFillProposer
+from tests.fakes.conf_options import score_grid
+
+GRID = score_grid()
 
 UPOS = {"rose": "VERB", "sharply": "ADV", "Shares": "NOUN", "Acme": "PROPN"}
 
@@ -52,7 +55,7 @@ class LengthScorer:
 def test_candidates_ranked_by_the_lm_behind_the_protocol():
     wn = TableProposer("wordnet_synonym", {"rose": ["climbed", "went up", "rose"]})
     vec = TableProposer("vectors", {"rose": ["fell", "climbed", "soared"], "Acme": ["Apex"]})
-    ranker = LMRanker(LengthScorer(), threshold=0.0, include_original=False,
+    ranker = LMRanker(LengthScorer(), grid=GRID, threshold=0.0, include_original=False,
                       filter_sources=["wordnet_synonym", "vectors"], window=None, left_window=None, shared_prefix=True)
     parser = FakeParser()
     p = WordNetVectorsFillProposer(parser, [wn, vec], ranker)
@@ -71,8 +74,8 @@ def test_candidates_ranked_by_the_lm_behind_the_protocol():
 
 def test_unscored_sources_are_not_proposed():
     wn = TableProposer("wordnet_synonym", {"rose": ["climbed"]})
-    ranker = LMRanker(LengthScorer(), threshold=0.0, include_original=False, filter_sources=["vectors"], window=None,
-                      left_window=None, shared_prefix=True)
+    ranker = LMRanker(LengthScorer(), grid=GRID, threshold=0.0, include_original=False, filter_sources=["vectors"],
+                      window=None, left_window=None, shared_prefix=True)
     p = WordNetVectorsFillProposer(FakeParser(), [wn], ranker)
     assert p.propose("Shares rose".split(), 1, 5) == []
     with pytest.raises(ValueError):

@@ -7,6 +7,7 @@ import pytest
 
 from lingtest.resources.lm import CausalLMScorer
 from lingtest.tin.filters import naturalness_pairs
+from tests.fakes.conf_options import score_grid
 
 WORDS = "the cat sat on mat . a dog ran big small house".split()
 GROUPS = [
@@ -39,9 +40,12 @@ def test_grouped_token_logprobs_equal_plain(scorer):
 def test_packed_syneval_equals_plain(scorer):
     pairs = [("the cat sat on the mat .", "the dog sat on the mat ."), ("a dog ran", "a small dog ran"),
              ("the cat sat on the mat .", "the cat ran on the mat ."), ("a dog ran", "a dog ran")]
-    plain = naturalness_pairs(scorer, pairs, weight_min=0.6, weight_mean=0.4, packed=False)
-    packed = naturalness_pairs(scorer, pairs, weight_min=0.6, weight_mean=0.4, packed=True)
+    grid = score_grid()
+    plain = naturalness_pairs(scorer, pairs, weight_min=0.6, weight_mean=0.4, grid=grid, packed=False)
+    packed = naturalness_pairs(scorer, pairs, weight_min=0.6, weight_mean=0.4, grid=grid, packed=True)
     assert len(packed) == len(pairs)
+    # each path's token log-probabilities are rounded to the grid: SynEval agrees to about one step
+    tol = 2 * 10.0 ** -grid.logprob
     for (a, b), (c, d) in zip(plain, packed, strict=True):
-        assert c == pytest.approx(a, abs=1e-5) and d == pytest.approx(b, abs=1e-5)
+        assert c == pytest.approx(a, rel=tol) and d == pytest.approx(b, rel=tol)
     assert packed[0][0] == packed[2][0]  # one source, one score

@@ -9,7 +9,10 @@ from lingtest.data.model import Entity, Sentence, Token, Tree
 from lingtest.tin.mutant import MR1, TinSource
 from lingtest.tin.phrases import EmbeddingPhraseIndex, collect_phrases, np_core, sentence_phrases
 from lingtest.tin.transformations.phrase_level import PhraseLevel
+from tests.fakes.conf_options import score_grid
 from tests.tin.fakes import FakeTextEmbedder
+
+GRID = score_grid()
 
 # the paper's Fig. 2 sentence, simplified
 PTB = ("(S (NP (DT The) (NN patient)) (VP (VBD needed) (NP (NP (JJ emergency) (NN care)) (PP (IN at) "
@@ -97,17 +100,17 @@ def embedder():
 
 def test_index_neighbours_are_cosine_ranked_with_alphabetical_ties(embedder, tmp_path):
     phrases = ["treatment", "medical care", "care", "health care", "car", "care"]
-    idx = EmbeddingPhraseIndex.build(phrases, embedder)
+    idx = EmbeddingPhraseIndex.build(phrases, embedder, grid=GRID)
     assert idx.phrases == ["car", "care", "health care", "medical care", "treatment"]
     got = idx.neighbours(["Care", "emergency care"], topn=3)
     # the query itself is left out; equal scores break alphabetically
     assert [p for p, _ in got[0]] == ["health care", "medical care", "treatment"]
-    assert got[0][0][1] == pytest.approx(0.9 / np.linalg.norm([0.9, 0.1]), abs=1e-6)
+    assert got[0][0][1] == GRID.round("similarity", 0.9 / np.linalg.norm([0.9, 0.1]))
     assert [p for p, _ in got[1]][:3] == ["care", "health care", "medical care"]
     # saved and loaded: the same answers
     path = tmp_path / "idx" / "phrases.npz"
     idx.save(path)
-    loaded = EmbeddingPhraseIndex.load(path, embedder)
+    loaded = EmbeddingPhraseIndex.load(path, embedder, grid=GRID)
     assert loaded.phrases == idx.phrases and loaded.neighbours(["care"], 3) == idx.neighbours(["care"], 3)
     assert path.read_bytes() == (idx.save(tmp_path / "again.npz") or (tmp_path / "again.npz").read_bytes())
 
@@ -115,10 +118,12 @@ def test_index_neighbours_are_cosine_ranked_with_alphabetical_ties(embedder, tmp
 def test_index_errors(embedder, tmp_path):
     with pytest.raises(ValueError):
         EmbeddingPhraseIndex(["b", "a"], np.zeros((2, 2)))
-    idx = EmbeddingPhraseIndex(["a"], np.ones((1, 2)))
+    idx = EmbeddingPhraseIndex(["a"], np.ones((1, 2)), grid=GRID)
     with pytest.raises(ValueError):
         idx.neighbours(["a"], 1)  # no embedder
-    assert EmbeddingPhraseIndex.build([], embedder).neighbours(["x"], 2) == [[]]
+    with pytest.raises(ValueError):
+        EmbeddingPhraseIndex(["a"], np.ones((1, 2)), embedder).neighbours(["a"], 1)  # no score grid
+    assert EmbeddingPhraseIndex.build([], embedder, grid=GRID).neighbours(["x"], 2) == [[]]
     np.savez(tmp_path / "bad.npz", phrases=np.array(["a"]), vectors=np.ones((1, 2)))
     with pytest.raises(ValueError):
         EmbeddingPhraseIndex.load(tmp_path / "bad.npz")
@@ -129,14 +134,16 @@ class FakeS2V:
         return {"emergency_care": "emergency_care|NOUN"}.get(word)
 
     def most_similar(self, key, n):
-        return [("medical_care|NOUN", 0.8), ("care|VERB", 0.9), ("urgent_care|NOUN", 0.7)][:n]
+        return [("medical_care|NOUN", 0.8), ("care|VERB", 0.9), ("urgent_care|NOUN", 0.7),
+                ("acute_care|NOUN", 0.700000004)][:n]
 
 
 def test_sense2vec_adapter_keeps_the_noun_sense():
     from lingtest.tin.phrases import Sense2VecPhraseIndex
 
-    idx = Sense2VecPhraseIndex(FakeS2V())
-    got = idx.neighbours(["emergency care", "unknown"], 3)
-    assert got == [[("medical care", 0.8), ("urgent care", 0.7)], []]
+    idx = Sense2VecPhraseIndex(FakeS2V(), grid=GRID)
+    got = idx.neighbours(["emergency care", "unknown"], 4)
+    # scores on the grid; "acute care" ties with "urgent care" there and comes first alphabetically
+    assert got == [[("medical care", 0.8), ("acute care", 0.7), ("urgent care", 0.7)], []]
     with pytest.raises(ValueError):
-        Sense2VecPhraseIndex()
+        Sense2VecPhraseIndex(grid=GRID)

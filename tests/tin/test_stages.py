@@ -104,11 +104,16 @@ class FakeParts(Parts):
         })
 
 
+def _score_decimals():
+    return OmegaConf.load(ROOT / "conf" / "resources" / "default.yaml").score_decimals
+
+
 def _cfg(tmp_path: Path, **tin_over):
     tin = OmegaConf.load(ROOT / "conf" / "tin" / "default.yaml")
     maps = OmegaConf.load(ROOT / "conf" / "systems" / "default.yaml").ner_label_maps
     root = OmegaConf.create({
-        "seed": 7, "parser": {"name": "fake_tin", "cache": False}, "resources": {"device": "cpu"},
+        "seed": 7, "parser": {"name": "fake_tin", "cache": False},
+        "resources": {"device": "cpu", "score_decimals": _score_decimals()},
         "systems": {"cache": False, "batch_size": {"cpu": 64}, "ner": {"fake_tin_ner": {}},
                     "ner_label_maps": maps},
         "paths": {"prepared": str(tmp_path / "prepared"), "parsed": str(tmp_path / "parsed"),

@@ -53,12 +53,21 @@ def encode(tokenizer: Any, pairs: Sequence[tuple[str, str]], max_length: int) ->
 
 def finetune(model: Any, tokenizer: Any, pairs: Sequence[tuple[str, str]], options: FinetuneOptions, *,
              device: str = "cpu", on_step: Callable[[int, float], None] | None = None) -> dict[str, Any]:
-    """Train ``model`` in place on ``pairs``; returns the options and the mean loss per epoch."""
-    import torch
+    """Train ``model`` in place on ``pairs``; returns the options and the mean loss per epoch. Runs inside
+    :func:`~lingtest.resources.finetuning.deterministic_training` (seeded with ``options.seed``, torch's
+    default threads)."""
+    from lingtest.resources.finetuning import deterministic_training
 
     if not pairs:
         raise ValueError("no training pairs")
-    torch.manual_seed(options.seed)
+    with deterministic_training(options.seed, None):
+        return _finetune(model, tokenizer, pairs, options, device=device, on_step=on_step)
+
+
+def _finetune(model: Any, tokenizer: Any, pairs: Sequence[tuple[str, str]], options: FinetuneOptions, *,
+              device: str, on_step: Callable[[int, float], None] | None) -> dict[str, Any]:
+    import torch
+
     model.to(device).train()
     opt = torch.optim.AdamW(model.parameters(), lr=options.learning_rate, weight_decay=options.weight_decay)
     total = options.epochs * -(-len(pairs) // options.batch_size)

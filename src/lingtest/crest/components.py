@@ -15,6 +15,7 @@ from lingtest.crest.sources import sample_sources, sentence_sources
 from lingtest.progress import progress
 from lingtest.resources.candidates import get_proposer
 from lingtest.resources.candidates.rank import LMRanker
+from lingtest.resources.scores import ScoreGrid
 
 log = logging.getLogger(__name__)
 
@@ -28,15 +29,18 @@ def memo_parser(parser: Any) -> MemoParser:
     return MemoParser(build_parser(parser))
 
 
-def build_proposers(config: CrestConfig) -> list[Any]:
-    """The enabled candidate proposers, in precedence order, each from its own options."""
+def build_proposers(config: CrestConfig, resources: Any) -> list[Any]:
+    """The enabled candidate proposers, in precedence order, each from its own options; those that score
+    round on the grid of ``resources.score_decimals`` (``resources``: the composed ``resources`` section)."""
     pc = config.proposers
-    return [get_proposer(name, **pc.options(name)) for name in pc.enabled]
+    grid = ScoreGrid.from_config(resources)
+    return [get_proposer(name, grid, **pc.options(name)) for name in pc.enabled]
 
 
 def build_ranker(config: CrestConfig, resources: Any, scorer: Any = None) -> LMRanker | None:
     """The LM ranker of ``crest.ranker`` (None when disabled) over the causal LM of ``resources.lm``
-    (``resources``: the composed ``resources`` section), at the ranker's own ``dtype`` when set."""
+    (``resources``: the composed ``resources`` section), at the ranker's own ``dtype`` when set, deciding
+    on the grid of ``resources.score_decimals``."""
     rc = config.ranker
     if not rc.enabled:
         return None
@@ -57,8 +61,8 @@ def build_ranker(config: CrestConfig, resources: Any, scorer: Any = None) -> LMR
         if rc.dtype:  # the ranker's own compute precision (e.g. bfloat16 on a CPU)
             res = OmegaConf.merge(res, {"lm": {"dtype": str(rc.dtype)}})
         scorer = scorer_from_config(res)
-    return LMRanker(scorer, threshold=rc.threshold, include_original=rc.include_original,
-                    filter_sources=list(rc.filter_sources), window=rc.window,
+    return LMRanker(scorer, grid=ScoreGrid.from_config(resources), threshold=rc.threshold,
+                    include_original=rc.include_original, filter_sources=list(rc.filter_sources), window=rc.window,
                     left_window=rc.left_window, shared_prefix=rc.shared_prefix)
 
 

@@ -39,7 +39,7 @@ class CrestWorker:
         config = CrestConfig.from_config(conf)
         self.select = select
         self.parser = memo_parser(conf.parser)
-        self.generator = build_generator(config, self.parser, build_proposers(config),
+        self.generator = build_generator(config, self.parser, build_proposers(config, conf.resources),
                                          build_ranker(config, conf.resources), M)
 
     def __call__(self, wave: list[Any]) -> tuple[list[list[Any]], Any]:

@@ -8,7 +8,9 @@ and entity relabelling, CREST's candidates, the word-substitution baselines):
   answers many ``(tokens, position)`` requests at once (batched). A fill is one word and never
   the original word. What ``score`` means (a raw masked-LM logit, a probability, a re-ranked
   LM probability) is the proposer's business and is named by its ``score_kind``; thresholds in
-  ``conf/`` are in that unit.
+  ``conf/`` are in that unit. Scores are on the grid of ``resources.score_decimals`` for their kind
+  (:class:`~lingtest.resources.scores.ScoreGrid`) and fills with equal scores come in the order of
+  their words, so a threshold or a top-k taken on them does not depend on float noise.
 * :class:`SubwordFillProposer` - optionally, ``propose_subwords(tokens, position, k)`` masks each
   word piece of ``tokens[position]`` in turn and returns the whole words obtained by replacing that
   piece (TIN's Algorithm 1 masks "each word/subword").
@@ -35,6 +37,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from lingtest.config import Block
 from lingtest.registry import Registry
+from lingtest.resources.scores import ScoreGrid, stable_ranking
 
 __all__ = ["Fill", "FillParts", "FillProposer", "FillProposerBase", "FillRequest", "MaskedLMFillConfig",
            "MaskedLMFillProposer", "MaskedLMOptions", "RankerOptions", "SubwordFill", "SubwordFillProposer",
@@ -47,7 +50,8 @@ FillRequest = tuple[Sequence[str], int]
 
 @dataclass(frozen=True, slots=True)
 class Fill:
-    """A replacement ``word`` for the requested position and its ``score`` (higher is better)."""
+    """A replacement ``word`` for the requested position and its ``score`` (higher is better, on the
+    score grid of the proposer's ``score_kind``)."""
 
     word: str
     score: float
@@ -105,6 +109,11 @@ class FillParts(Protocol):
 
     def lm_scorer(self, dtype: str | None) -> Any:
         """A causal-LM scorer of ``resources.lm`` computing in ``dtype`` (null: ``resources.lm.dtype``)."""
+        ...
+
+    @property
+    def score_grid(self) -> ScoreGrid:
+        """The decimals model scores are rounded to (``resources.score_decimals``)."""
         ...
 
 
@@ -186,7 +195,10 @@ class MaskedLMFillProposer(FillProposerBase):
     ``device`` when not given (``model`` may be None only with a ``scorer``). Every option comes from a
     fill section's ``masked_lm`` (``tin.fill.masked_lm``, ``s2lct.expansion.fill.masked_lm``). ``score``:
     ``"logit"`` (the raw output logit, TIN's unit: ``> 9`` for mutants, ``>= 5.5`` for relabelling) or
-    ``"prob"`` (softmax probability, CREST's unit).
+    ``"prob"`` (softmax probability, CREST's unit). ``grid``: ``resources.score_decimals``; fills are
+    ranked on it (logits on the ``logit`` grid; probabilities by their log-probability on the ``logprob``
+    grid, reported as its probability on the ``prob`` grid), equal ones by their vocabulary entry's text,
+    then id.
     ``min_piece_chars``: the subword pass masks only pieces with more than this many characters
     (``##`` not counted; the TIN code uses 2). Subwords need a WordPiece tokenizer (``##``
     continuations); with another tokenizer :meth:`propose_subwords` returns nothing.
@@ -199,15 +211,17 @@ class MaskedLMFillProposer(FillProposerBase):
     def from_config(cls, config: MaskedLMFillConfig, parts: Any) -> MaskedLMFillProposer:
         """The model loads on first use."""
         m = config.masked_lm
-        return cls(score=m.score, min_piece_chars=m.min_piece_chars, model=m.model, device=m.device)
+        return cls(grid=parts.score_grid, score=m.score, min_piece_chars=m.min_piece_chars, model=m.model,
+                   device=m.device)
 
-    def __init__(self, scorer: Any = None, *, score: ScoreKind, min_piece_chars: int,
+    def __init__(self, scorer: Any = None, *, grid: ScoreGrid, score: ScoreKind, min_piece_chars: int,
                  model: str | None, device: str) -> None:
         if score not in ("logit", "prob"):
             raise ValueError(f"score must be 'logit' or 'prob', got {score!r}")
         if scorer is None and model is None:
             raise ValueError("give a masked-LM scorer or a model name")
         self._scorer = scorer
+        self.grid = grid
         self.model = model
         self.device = device
         self.score_kind = score
@@ -248,7 +262,8 @@ class MaskedLMFillProposer(FillProposerBase):
 
     # -- the forward pass ------------------------------------------------------------------------
     def _scores_at(self, seqs: list[list[int]], positions: list[int]) -> Any:
-        """``(n, vocab)`` float32 scores (raw logits or probabilities) at ``positions[i]`` of ``seqs[i]``."""
+        """``(n, vocab)`` float32 scores at ``positions[i]`` of ``seqs[i]``: raw logits, or log-probabilities
+        when the score kind is ``"prob"`` (put on the grid by :meth:`_top`)."""
         import torch
 
         sc = self.scorer
@@ -266,7 +281,7 @@ class MaskedLMFillProposer(FillProposerBase):
                 logits = sc.model(input_ids=ids.to(sc.device), attention_mask=mask.to(sc.device)).logits
                 pos = torch.tensor(positions[start:start + sc.batch_size], device=logits.device)
                 rows = logits[torch.arange(len(chunk), device=logits.device), pos].float().cpu()
-                outs.append(torch.softmax(rows, dim=-1) if self.score_kind == "prob" else rows)
+                outs.append(torch.log_softmax(rows, dim=-1) if self.score_kind == "prob" else rows)
         return torch.cat(outs, dim=0) if outs else torch.zeros((0, 0))
 
     def _encode_words(self, words: Sequence[str]) -> tuple[list[int], list[int | None]]:
@@ -274,19 +289,32 @@ class MaskedLMFillProposer(FillProposerBase):
                                     max_length=self.scorer.max_length)
         return list(enc["input_ids"]), list(enc.word_ids())
 
-    @staticmethod
-    def _top(row: Any, allowed: Any, k: int) -> list[tuple[int, float]]:
-        """The ``k`` best allowed ids of ``row`` (ties: lower id first), with their scores."""
+    def _top(self, row: Any, allowed: Any, k: int) -> list[tuple[int, float]]:
+        """The ``k`` best allowed ids of ``row`` with their scores, on the grid: ranked by the rounded
+        logit (or log-probability), equal ones by the entry's text, then id; every entry tied with the
+        ``k``-th is considered before the cut."""
         import torch
 
-        masked = torch.where(allowed[: row.numel()], row, torch.tensor(-math.inf))
-        n = min(int(allowed.sum()), masked.numel(), k)
+        kind = "logit" if self.score_kind == "logit" else "logprob"
+        ok = allowed[: row.numel()]
+        rounded = torch.from_numpy(self.grid.round_array(kind, row[: ok.numel()].double().numpy()))
+        masked = torch.where(ok, rounded, torch.tensor(-math.inf, dtype=torch.float64))
+        n = min(int(ok.sum()), k)
         if n <= 0:
             return []
-        vals, idx = torch.topk(masked, n)
-        pairs = [(int(i), float(v)) for v, i in zip(vals.tolist(), idx.tolist(), strict=True)
-                 if v != -math.inf]
-        return sorted(pairs, key=lambda p: (-p[1], p[0]))
+        kth = torch.topk(masked, n).values[-1]
+        ids = [int(i) for i in torch.nonzero(masked >= kth).flatten().tolist()]
+        tokens = self.scorer.tokenizer.convert_ids_to_tokens(ids)
+        values = [float(masked[i]) for i in ids]
+        ranked = sorted(zip(ids, tokens, values, strict=True), key=lambda t: (-t[2], t[1], t[0]))[:k]
+        return [(i, self._grid_score(v)) for i, _, v in ranked]
+
+    def _grid_score(self, value: float) -> float:
+        """The reported score of a rounded logit (itself) or log-probability (its probability on the
+        ``prob`` grid)."""
+        if self.score_kind == "logit":
+            return value
+        return self.grid.round("prob", math.exp(value))
 
     # -- whole words -----------------------------------------------------------------------------
     def propose_many(self, requests: Sequence[FillRequest], k: int) -> list[list[Fill]]:
@@ -423,10 +451,11 @@ class WordNetVectorsFillProposer(FillProposerBase):
             import torch
 
             torch.set_num_threads(threads)
-        ranker = LMRanker(parts.lm_scorer(rc.dtype or None), threshold=rc.threshold,
+        grid = parts.score_grid
+        ranker = LMRanker(parts.lm_scorer(rc.dtype or None), grid=grid, threshold=rc.threshold,
                           include_original=rc.include_original, filter_sources=list(rc.filter_sources),
                           window=rc.window, left_window=rc.left_window, shared_prefix=rc.shared_prefix)
-        proposers = [get_proposer("wordnet", **config.wordnet), get_proposer("vectors", **config.vectors)]
+        proposers = [get_proposer("wordnet", grid, **config.wordnet), get_proposer("vectors", grid, **config.vectors)]
         return cls(parts.parser, proposers, ranker)
 
     def __init__(self, parser: Any, proposers: Sequence[Any], ranker: Any) -> None:
@@ -456,9 +485,9 @@ class WordNetVectorsFillProposer(FillProposerBase):
         ranked = self.ranker.rank_many(items)
         out: list[list[Fill]] = []
         for (_, position), res in zip(requests, ranked, strict=True):
+            # the ranker's probabilities are on the grid; equal ones by word, then the proposers' order
             fills = [Fill(c.text, float(c.prob)) for c in res.get(position, []) if c.prob is not None]
-            fills.sort(key=lambda f: -f.score)  # stable: equal scores keep the proposers' order
-            out.append(fills[:k])
+            out.append(stable_ranking(fills, lambda f: f.score, lambda f: f.word)[:k])
         return out
 
 

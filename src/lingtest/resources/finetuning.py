@@ -4,8 +4,11 @@ saved checkpoint. Used by the NER trainer (:mod:`lingtest.tin.train_ner`) and th
 trainer (:mod:`lingtest.s2lct.training`); the systems that load their checkpoints hash them with
 :func:`checkpoint_fingerprint`, so retraining invalidates cached predictions.
 
-Every function here is deterministic given its arguments (and torch's own determinism on the
-device): the data order of an epoch depends only on ``(seed, epoch)``, never on what ran before.
+Every function here is deterministic given its arguments: the data order of an epoch depends only on
+``(seed, epoch)``, never on what ran before, and a training runs inside :func:`deterministic_training`
+(torch's deterministic algorithms, seeded generators, the configured CPU threads), so two runs on one
+machine give the same weights bit for bit. Across machines the weights still differ in their last bits
+where torch's kernels differ (another CPU instruction set, another torch or BLAS build, another GPU).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
 import random
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -24,14 +28,17 @@ from typing import Any
 from lingtest.errors import ConfigError, MissingResourceError
 
 __all__ = ["GROUP_BATCHES", "IGNORE", "CheckpointIdentity", "FineTuneConfig", "FineTuned",
-           "adamw_with_linear_schedule", "checkpoint_fingerprint", "collate", "config_from_mapping", "epoch_batches",
-           "fine_tune", "fit", "load_pretrained", "save_fine_tuned", "seed_everything", "torch_threads"]
+           "adamw_with_linear_schedule", "checkpoint_fingerprint", "collate", "config_from_mapping",
+           "deterministic_training", "epoch_batches", "fine_tune", "fit", "load_pretrained", "save_fine_tuned",
+           "seed_everything", "torch_threads"]
 
 log = logging.getLogger(__name__)
 
 IGNORE = -100  # the label torch's cross-entropy ignores
 GROUP_BATCHES = 50  # group_by_length: examples are sorted by length within runs of this many batches
 _WEIGHT_FILES = ("config.json", "model.safetensors", "pytorch_model.bin")
+#: cuBLAS's deterministic workspace setting (CUDA >= 10.2), which deterministic torch requires
+CUBLAS_WORKSPACE = ":4096:8"
 
 
 def seed_everything(seed: int) -> None:
@@ -40,8 +47,40 @@ def seed_everything(seed: int) -> None:
     import torch
 
     random.seed(seed)
-    np.random.seed(seed)
+    np.random.seed(seed % (2 ** 32))
     torch.manual_seed(seed)
+
+
+@contextmanager
+def deterministic_training(seed: int, threads: Any) -> Iterator[int]:
+    """The settings under which a training runs, restored on exit: torch's deterministic algorithms
+    (``torch.use_deterministic_algorithms(True)``: an operation without a deterministic implementation
+    raises instead of running non-deterministically), cuDNN without benchmarking and in deterministic
+    mode, ``CUBLAS_WORKSPACE_CONFIG`` set to :data:`CUBLAS_WORKSPACE` when unset (torch reads it when it
+    first uses cuBLAS, so set it before the process's first CUDA matrix product: a training stage's
+    is its training), torch's CPU threads from ``threads`` (:func:`torch_threads`), and ``random``,
+    ``numpy`` and ``torch`` seeded with ``seed`` (:func:`seed_everything`). Yields the thread count in
+    effect. Runs on one machine and software stack are then identical bit for bit."""
+    import torch
+
+    deterministic = torch.are_deterministic_algorithms_enabled()
+    warn_only = torch.is_deterministic_algorithms_warn_only_enabled()
+    cudnn = (torch.backends.cudnn.deterministic, torch.backends.cudnn.benchmark)
+    env_set = "CUBLAS_WORKSPACE_CONFIG" not in os.environ
+    if env_set:
+        os.environ["CUBLAS_WORKSPACE_CONFIG"] = CUBLAS_WORKSPACE
+    try:
+        torch.use_deterministic_algorithms(True)
+        torch.backends.cudnn.deterministic = True
+        torch.backends.cudnn.benchmark = False
+        with torch_threads(threads) as n:
+            seed_everything(seed)
+            yield n
+    finally:
+        torch.use_deterministic_algorithms(deterministic, warn_only=warn_only)
+        torch.backends.cudnn.deterministic, torch.backends.cudnn.benchmark = cudnn
+        if env_set:
+            os.environ.pop("CUBLAS_WORKSPACE_CONFIG", None)
 
 
 def epoch_batches(lengths: Sequence[int], batch_size: int, seed: int, epoch: int,
@@ -258,7 +297,8 @@ def fine_tune(config: FineTuneConfig, auto_class: Any, labels: Sequence[str],
     (``AutoModelForTokenClassification``, ``AutoModelForSequenceClassification``) with a head over
     ``labels``, encode the training data with ``encode(tokenizer, label2id) -> (examples, truncated)``
     and train it: :func:`epoch_batches` per epoch, :func:`adamw_with_linear_schedule`, :func:`fit`.
-    The caller seeds (:func:`seed_everything`) before, so the head's initialisation is seeded too."""
+    The caller runs it inside :func:`deterministic_training` (which seeds), so the head's initialisation
+    is seeded too."""
     from transformers import AutoTokenizer
 
     from lingtest.resources.embeddings import resolve_embedder_model
@@ -293,14 +333,14 @@ def fine_tune(config: FineTuneConfig, auto_class: Any, labels: Sequence[str],
 def save_fine_tuned(model: FineTuned, out: Path, config: FineTuneConfig, device: str,
                     metrics: Mapping[str, Any]) -> None:
     """Write the checkpoint (model and tokenizer) to ``out`` with ``training.json``: the config, the
-    device, the torch thread count and ``metrics``."""
+    device, the torch thread count, whether torch's deterministic algorithms were on and ``metrics``."""
     import torch
 
     out.mkdir(parents=True, exist_ok=True)
     model.net.save_pretrained(out)
     model.tokenizer.save_pretrained(out)
     record = {"config": asdict(config), "device": device, "torch_threads": torch.get_num_threads(),
-              "metrics": dict(metrics)}
+              "deterministic_algorithms": torch.are_deterministic_algorithms_enabled(), "metrics": dict(metrics)}
     (out / "training.json").write_text(json.dumps(record, indent=2, sort_keys=True) + "\n", encoding="utf-8")
 
 

@@ -22,6 +22,7 @@ from lingtest.data.model import Document
 from lingtest.execution.context import StageContext
 from lingtest.parsing.cache import build_parser
 from lingtest.registry import Registry
+from lingtest.resources.scores import ScoreGrid
 from lingtest.s2lct.config import S2lctConfig
 from lingtest.s2lct.expand import Expander, ExpansionStats
 from lingtest.s2lct.grammar import Node
@@ -85,7 +86,8 @@ def knowledge(ctx: StageContext, config: S2lctConfig) -> Knowledge:
 # ---- the fill proposer -------------------------------------------------------------------------------
 class FillParts:
     """What S2LCT's fill proposers take from the stage: ``prefilter(word, tag)`` (checked before the LM),
-    the (word, PTB tag) pairs of prepared corpora, the causal LM of ``resources.lm``."""
+    the (word, PTB tag) pairs of prepared corpora, the causal LM of ``resources.lm``, the score grid of
+    ``resources.score_decimals``."""
 
     def __init__(self, ctx: StageContext, prefilter: Callable[[str, str], bool]) -> None:
         self.ctx = ctx
@@ -106,6 +108,11 @@ class FillParts:
                         else:
                             pairs.extend((t.text, t.tag) for t in s.tokens)
         return [(w, t) for w, t in pairs if t is not None]
+
+    @property
+    def score_grid(self) -> ScoreGrid:
+        """The decimals model scores are rounded to (``resources.score_decimals``)."""
+        return ScoreGrid.from_config(self.ctx.cfg.resources)
 
     def lm_scorer(self, dtype: str | None) -> Any:
         """A causal-LM scorer of ``resources.lm`` computing in ``dtype`` (null: ``resources.lm.dtype``)."""

@@ -11,7 +11,8 @@ A request is ``(tokens, position)`` where ``tokens[position]`` is a mask placeho
   for the mask's tag that pass ``prefilter`` (S2LCT: alphanumeric and SentiWordNet-neutral, checked
   before the LM to save work) and are not already in the sentence, scored by the causal LM as
   ``left context + word + the next window words`` (the left context's probability is shared, so
-  only the differences matter: ``score_kind`` ``"logprob"``), best first.
+  only the differences matter: ``score_kind`` ``"logprob"``), rounded to the ``logprob`` decimals of
+  ``resources.score_decimals``, best first (equal scores alphabetically).
 * :class:`MaskedLMFill` (``masked_lm``): the shared masked-LM proposer at the placeholder
   (the reference uses ``roberta-base``).
 
@@ -35,6 +36,7 @@ from lingtest.resources.fill import (
     MaskedLMFillProposer,
     check_request,
 )
+from lingtest.resources.scores import ScoreGrid, stable_ranking
 
 __all__ = ["LexiconLMFillConfig", "LexiconLMFillProposer", "LexiconOptions", "MaskedLMFill", "TaggedLexicon",
            "mask_tag", "mask_token"]
@@ -111,17 +113,18 @@ class LexiconLMFillProposer(FillProposerBase):
     @classmethod
     def from_config(cls, config: LexiconLMFillConfig, parts: Any) -> LexiconLMFillProposer:
         """``parts`` (:class:`lingtest.s2lct.components.FillParts`): the tagged words of the lexicon's
-        corpora, the causal LM of ``resources.lm`` and S2LCT's prefilter."""
+        corpora, the causal LM of ``resources.lm``, the score grid and S2LCT's prefilter."""
         lc = config.lexicon
         lexicon = TaggedLexicon(parts.tagged_words(lc.corpora), min_count=lc.min_count, max_per_tag=lc.max_per_tag,
                                 lowercase=lc.lowercase)
-        return cls(lexicon, parts.lm_scorer(None), window=config.lm_window, max_candidates=config.lm_candidates,
-                   prefilter=parts.prefilter)
+        return cls(lexicon, parts.lm_scorer(None), grid=parts.score_grid, window=config.lm_window,
+                   max_candidates=config.lm_candidates, prefilter=parts.prefilter)
 
-    def __init__(self, lexicon: TaggedLexicon, scorer: Any, *, window: int | None, max_candidates: int | None,
-                 prefilter: Callable[[str, str], bool] | None = None) -> None:
+    def __init__(self, lexicon: TaggedLexicon, scorer: Any, *, grid: ScoreGrid, window: int | None,
+                 max_candidates: int | None, prefilter: Callable[[str, str], bool] | None = None) -> None:
         self.lexicon = lexicon
         self.scorer = scorer
+        self.grid = grid
         self.window = None if window is None else int(window)
         self.max_candidates = None if max_candidates is None else int(max_candidates)
         self.prefilter = prefilter
@@ -159,8 +162,8 @@ class LexiconLMFillProposer(FillProposerBase):
         self.texts_scored += sum(len(g) for g in groups)
         out: list[list[Fill]] = []
         for words, sc in zip(cands, scores, strict=True):
-            ranked = sorted(zip(words, sc, strict=True), key=lambda p: (-p[1], p[0]))
-            out.append([Fill(w, round(float(s), 6)) for w, s in ranked[:k]])
+            fills = [Fill(w, self.grid.round("logprob", s)) for w, s in zip(words, sc, strict=True)]
+            out.append(stable_ranking(fills, lambda f: f.score, lambda f: f.word)[:k])
         return out
 
 

@@ -4,11 +4,12 @@ systems under test of S2LCT, ``minilm_sst2`` (SST-2 train, negative/positive) an
 the mirror holds only the val and test splits, so it is trained on val and scored on test).
 
 :func:`train_classifier` is pure apart from writing its checkpoint: its result depends only on the
-config, the texts and the software versions. Seeding, the epoch order (a permutation drawn from
-``(seed, epoch)``, batches grouped by length), AdamW with a linear schedule and the training loop
-are the NER trainer's (:mod:`lingtest.resources.finetuning`). Texts longer than ``max_length``
-subwords are truncated (counted in the metrics). The label set is the sorted set of the training
-labels; a test label outside it is an error.
+config, the texts and the software versions. Determinism (torch's deterministic algorithms, the
+configured threads, seeding: :func:`~lingtest.resources.finetuning.deterministic_training`), the epoch
+order (a permutation drawn from ``(seed, epoch)``, batches grouped by length), AdamW with a linear
+schedule and the training loop are the NER trainer's (:mod:`lingtest.resources.finetuning`). Texts
+longer than ``max_length`` subwords are truncated (counted in the metrics). The label set is the sorted
+set of the training labels; a test label outside it is an error.
 
 The checkpoint folder holds the model (``config.json`` with ``id2label``, ``model.safetensors``), the
 tokenizer and ``training.json`` (config, labels, metrics);
@@ -32,10 +33,9 @@ from lingtest.data.model import Document
 from lingtest.errors import ConfigError, InputError
 from lingtest.resources.finetuning import (
     FineTuneConfig,
+    deterministic_training,
     fine_tune,
     save_fine_tuned,
-    seed_everything,
-    torch_threads,
 )
 
 __all__ = ["ClassifierData", "LabelledText", "TrainClassifierConfig", "classification_scores",
@@ -164,7 +164,7 @@ def train_classifier(config: TrainClassifierConfig, train: Sequence[LabelledText
                      out_dir: str | Path) -> dict[str, Any]:
     """Fine-tune ``config.base_model`` on ``train``, score it on ``test``, save the checkpoint to
     ``out_dir`` and return the metrics (see the module notes)."""
-    with torch_threads(config.threads):
+    with deterministic_training(config.seed, config.threads):
         return _train(config, train, test, Path(out_dir))
 
 
@@ -181,7 +181,6 @@ def _train(config: TrainClassifierConfig, train: Sequence[LabelledText], test: S
         raise InputError("no test texts", field="test")
     started = time.perf_counter()
     device = pick_device(config.device)
-    seed_everything(config.seed)
     labels = sorted({t.label for t in train})
     if len(labels) < 2:
         raise InputError(f"the training texts hold one label only ({labels})", field="train")

@@ -16,6 +16,7 @@ from typing import Any
 
 from lingtest.errors import ConfigError
 from lingtest.execution.context import StageContext
+from lingtest.resources.scores import ScoreGrid
 from lingtest.tin.config import TinConfig
 from lingtest.tin.filters import FilterConfig
 from lingtest.tin.grading import EntityMapper, SchemeMapper, labels_mapper
@@ -40,9 +41,10 @@ def transformation_labels(config: TinConfig) -> list[tuple[str, str]]:
     return [(name, str(transformation_config(config, name)[0].label)) for name in config.transformations]
 
 
-def filter_config(config: TinConfig, system: str) -> FilterConfig:
+def filter_config(config: TinConfig, system: str, grid: ScoreGrid) -> FilterConfig:
     """The filters: ``tin.filters`` with each transformation's ``semantic`` threshold and its
-    ``epsilon`` for ``system`` (or its ``default``)."""
+    ``epsilon`` for ``system`` (or its ``default``), deciding on ``grid`` (``resources.score_decimals``,
+    :meth:`Parts.score_grid`)."""
     semantic: dict[str, float | None] = {}
     epsilon: dict[str, float] = {}
     for name, c in config.transformations.items():
@@ -52,7 +54,7 @@ def filter_config(config: TinConfig, system: str) -> FilterConfig:
         epsilon[name] = c.epsilon[system] if system in c.epsilon else c.epsilon["default"]
     f = config.filters
     return FilterConfig(semantic_threshold=semantic, epsilon=epsilon, weight_min=f.weight_min,
-                        weight_mean=f.weight_mean)
+                        weight_mean=f.weight_mean, grid=grid)
 
 
 def label_mapper(label_maps: Any, system: Any, labels: Any = None) -> EntityMapper:
@@ -94,6 +96,11 @@ class Parts:
         from lingtest.parsing.cache import build_parser
 
         return self._get("parser", lambda: build_parser(to_plain(self.ctx.cfg.parser)))
+
+    @property
+    def score_grid(self) -> ScoreGrid:
+        """The decimals model scores are rounded to before any decision (``resources.score_decimals``)."""
+        return self._get("score_grid", lambda: ScoreGrid.from_config(self.ctx.cfg.resources))
 
     @property
     def tagger(self) -> Any:
@@ -146,7 +153,8 @@ class Parts:
 
         def build() -> Any:
             path = self.ctx.require(self.ctx.path("tin.phrase_index"), "tin_phrase_index")
-            return EmbeddingPhraseIndex.load(path, embedder_from_config(self.ctx.cfg.resources))
+            return EmbeddingPhraseIndex.load(path, embedder_from_config(self.ctx.cfg.resources),
+                                             grid=self.score_grid)
         return self._get("phrase_index", build)
 
     def transformations(self, names: Sequence[str] | None = None) -> list[Any]:

@@ -13,7 +13,12 @@
   (the paper: 0.01, 0.02 for the structural transformation, for the CoNLL-scheme system; 0 for the
   others).
 
-The semantic filter runs first; the naturalness filter scores only its survivors.
+The semantic filter runs first; the naturalness filter scores only its survivors. Both decide on the
+grid of ``resources.score_decimals`` (:class:`~lingtest.resources.scores.ScoreGrid`), so float noise in
+the embeddings or log-probabilities (another CPU, another batch layout) does not change which mutants
+are kept: the cosine is rounded to the ``similarity`` decimals before it meets its threshold; each
+token log-probability is rounded to the ``logprob`` decimals before SynEval, whose value is rounded to
+the ``prob`` decimals before source and mutant are compared.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from lingtest.errors import ConfigError
+from lingtest.resources.scores import ScoreGrid
 from lingtest.tin.embedding import TokenEmbedder, span_similarities
 from lingtest.tin.mutant import Mutant
 from lingtest.tin.text import detokenize
@@ -37,18 +43,20 @@ class TokenLogprobScorer(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class FilterConfig:
-    """``semantic_threshold`` and ``epsilon`` by transformation name; SynEval weights."""
+    """``semantic_threshold`` and ``epsilon`` by transformation name; SynEval weights; ``grid``: the
+    decimals scores are rounded to (``resources.score_decimals``)."""
 
     semantic_threshold: Mapping[str, float | None]
     epsilon: Mapping[str, float]
     weight_min: float
     weight_mean: float
+    grid: ScoreGrid
 
     @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> FilterConfig:
+    def from_dict(cls, d: Mapping[str, Any], grid: ScoreGrid) -> FilterConfig:
         try:
             return cls(semantic_threshold=dict(d["semantic_threshold"]), epsilon=dict(d["epsilon"]),
-                       weight_min=float(d["weight_min"]), weight_mean=float(d["weight_mean"]))
+                       weight_min=float(d["weight_min"]), weight_mean=float(d["weight_mean"]), grid=grid)
         except KeyError as exc:
             raise ConfigError(f"filter config lacks {exc}") from None
 
@@ -92,25 +100,32 @@ def syneval(logprobs: Sequence[float], *, weight_min: float, weight_mean: float)
     return weight_min * min(probs) + weight_mean * sum(probs) / len(probs)
 
 
+def grid_syneval(logprobs: Sequence[float], *, weight_min: float, weight_mean: float, grid: ScoreGrid) -> float:
+    """:func:`syneval` on the grid: of the token log-probabilities rounded to the ``logprob`` decimals,
+    rounded to the ``prob`` decimals."""
+    lps = [grid.round("logprob", x) for x in logprobs]
+    return grid.round("prob", syneval(lps, weight_min=weight_min, weight_mean=weight_mean))
+
+
 def naturalness_scores(scorer: TokenLogprobScorer, texts: Sequence[str], *, weight_min: float,
-                       weight_mean: float) -> list[float]:
-    """SynEval of each text (each distinct text scored once)."""
+                       weight_mean: float, grid: ScoreGrid) -> list[float]:
+    """SynEval of each text on the grid (:func:`grid_syneval`; each distinct text scored once)."""
     uniq = sorted(set(texts))
     scored = scorer.token_logprobs(uniq) if uniq else []
-    by_text = {t: syneval(list(s.logprobs), weight_min=weight_min, weight_mean=weight_mean)
+    by_text = {t: grid_syneval(list(s.logprobs), weight_min=weight_min, weight_mean=weight_mean, grid=grid)
                for t, s in zip(uniq, scored, strict=True)}
     return [by_text[t] for t in texts]
 
 
 def naturalness_pairs(scorer: Any, pairs: Sequence[tuple[str, str]], *, weight_min: float, weight_mean: float,
-                      packed: bool) -> list[tuple[float, float]]:
-    """SynEval of ``(source, mutant)`` text pairs. With ``packed`` and a scorer that has
-    ``token_logprobs_grouped`` (:class:`~lingtest.resources.lm.CausalLMScorer`), each source and its
-    distinct mutants form one group whose shared beginning is run once; else every distinct text is
-    scored on its own (:func:`naturalness_scores`)."""
+                      grid: ScoreGrid, packed: bool) -> list[tuple[float, float]]:
+    """SynEval of ``(source, mutant)`` text pairs on the grid (:func:`grid_syneval`). With ``packed`` and a
+    scorer that has ``token_logprobs_grouped`` (:class:`~lingtest.resources.lm.CausalLMScorer`), each
+    source and its distinct mutants form one group whose shared beginning is run once; else every
+    distinct text is scored on its own (:func:`naturalness_scores`)."""
     if not packed or not hasattr(scorer, "token_logprobs_grouped"):
         flat = naturalness_scores(scorer, [a for a, _ in pairs] + [b for _, b in pairs], weight_min=weight_min,
-                                  weight_mean=weight_mean)
+                                  weight_mean=weight_mean, grid=grid)
         return list(zip(flat[: len(pairs)], flat[len(pairs):], strict=True))
     by_source: dict[str, set[str]] = {}
     for a, b in pairs:
@@ -120,15 +135,16 @@ def naturalness_pairs(scorer: Any, pairs: Sequence[tuple[str, str]], *, weight_m
     value: dict[tuple[str, str], float] = {}
     for g, res in zip(groups, scored, strict=True):
         for text, r in zip(g, res, strict=True):
-            value[(g[0], text)] = syneval(list(r.logprobs), weight_min=weight_min, weight_mean=weight_mean)
+            value[(g[0], text)] = grid_syneval(list(r.logprobs), weight_min=weight_min, weight_mean=weight_mean,
+                                               grid=grid)
     return [(value[(a, a)], value[(a, b)]) for a, b in pairs]
 
 
 def filter_mutants(mutants: Sequence[Mutant], *, embedder: TokenEmbedder | None, lm: TokenLogprobScorer,
                    config: FilterConfig, packed: bool = False) -> FilterResult:
-    """Apply both filters; scores go to ``Mutant.scores`` (``semantic``, ``naturalness``,
-    ``naturalness_source``) of every mutant that reached them. ``packed``: score each source with
-    its mutants in one packed group (:func:`naturalness_pairs`)."""
+    """Apply both filters, on the grid of ``config.grid``; scores (on the grid) go to ``Mutant.scores``
+    (``semantic``, ``naturalness``, ``naturalness_source``) of every mutant that reached them. ``packed``:
+    score each source with its mutants in one packed group (:func:`naturalness_pairs`)."""
     counts: dict[str, FilterCounts] = {}
     for m in mutants:
         counts.setdefault(m.transformation, FilterCounts()).generated += 1
@@ -143,8 +159,9 @@ def filter_mutants(mutants: Sequence[Mutant], *, embedder: TokenEmbedder | None,
     sims = span_similarities(embedder, [((m.source, m.changed), (m.tokens, m.changed_followup))  # type: ignore[arg-type,misc]
                                         for m in todo]) if todo else []
     dropped: set[int] = set()
-    for m, sim in zip(todo, sims, strict=True):
-        m.scores["semantic"] = round(sim, 6)
+    for m, raw in zip(todo, sims, strict=True):
+        sim = config.grid.round("similarity", raw)
+        m.scores["semantic"] = sim
         if sim < float(config.semantic_threshold[m.transformation]):  # type: ignore[arg-type]
             dropped.add(id(m))
             counts[m.transformation].semantic_removed += 1
@@ -153,12 +170,13 @@ def filter_mutants(mutants: Sequence[Mutant], *, embedder: TokenEmbedder | None,
     # naturalness
     pairs = [(detokenize(m.source), detokenize(m.tokens)) for m in survivors]
     scores = naturalness_pairs(lm, pairs, weight_min=config.weight_min, weight_mean=config.weight_mean,
-                               packed=packed)
+                               grid=config.grid, packed=packed)
     kept = []
     for m, (src, new) in zip(survivors, scores, strict=True):
-        m.scores["naturalness_source"] = round(src, 6)
-        m.scores["naturalness"] = round(new, 6)
-        if new >= src - float(config.epsilon[m.transformation]):
+        m.scores["naturalness_source"] = src
+        m.scores["naturalness"] = new
+        # both on the prob grid; the bound too, so that ``src - epsilon`` adds no float noise of its own
+        if new >= config.grid.round("prob", src - float(config.epsilon[m.transformation])):
             kept.append(m)
         else:
             counts[m.transformation].naturalness_removed += 1

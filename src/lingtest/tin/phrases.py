@@ -9,8 +9,10 @@ common noun and no proper noun, named entity token, digit or symbol, lower-cased
 :class:`lingtest.resources.embeddings.SentenceTransformerEmbedder`) and
 :meth:`EmbeddingPhraseIndex.neighbours` answers with the ``topn`` most cosine-similar phrases (the
 query itself left out), best first, ties broken alphabetically, so the same threshold semantics
-apply: the caller keeps neighbours with score >= its threshold. The index is a pure function of
-the sorted phrase list and the embedder, saved as one ``.npz``.
+apply: the caller keeps neighbours with score >= its threshold. Similarities are rounded to the
+``similarity`` decimals of ``resources.score_decimals`` before they are ranked (both indexes), so the
+neighbours do not depend on float noise in the embeddings. The index is a pure function of the sorted
+phrase list and the embedder, saved as one ``.npz``.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from lingtest.data.model import Sentence, Tree
+from lingtest.resources.scores import ScoreGrid, stable_ranking
 from lingtest.tin.spans import Span
 from lingtest.tin.transformations.base import PROPER_NOUN_TAGS, minimal_phrases
 
@@ -104,10 +107,11 @@ def _unit_rows(x: np.ndarray) -> np.ndarray:
 
 class EmbeddingPhraseIndex:
     """Cosine nearest neighbours among ``phrases`` (rows of ``vectors``); queries are lower-cased
-    (as the phrases are) and embedded with ``embedder`` (needed only to answer queries)."""
+    (as the phrases are) and embedded with ``embedder``, and similarities put on the ``similarity``
+    grid of ``grid`` (``resources.score_decimals``); both are needed only to answer queries."""
 
-    def __init__(self, phrases: Sequence[str], vectors: np.ndarray,
-                 embedder: TextEmbedder | None = None) -> None:
+    def __init__(self, phrases: Sequence[str], vectors: np.ndarray, embedder: TextEmbedder | None = None, *,
+                 grid: ScoreGrid | None = None) -> None:
         vectors = np.asarray(vectors, dtype=np.float32)
         if vectors.ndim != 2 or vectors.shape[0] != len(phrases):
             raise ValueError(f"{len(phrases)} phrases but vectors of shape {vectors.shape}")
@@ -116,12 +120,16 @@ class EmbeddingPhraseIndex:
         self.phrases = list(phrases)
         self.vectors = _unit_rows(vectors)
         self.embedder = embedder
+        self.grid = grid
 
     @classmethod
-    def build(cls, phrases: Iterable[str], embedder: TextEmbedder) -> EmbeddingPhraseIndex:
+    def build(cls, phrases: Iterable[str], embedder: TextEmbedder, *,
+              grid: ScoreGrid | None = None) -> EmbeddingPhraseIndex:
+        """The index of the distinct ``phrases`` embedded with ``embedder`` (``grid``: as in the
+        constructor; an index built only to be saved needs none)."""
         uniq = sorted(set(phrases))
         vecs = embedder.encode(uniq) if uniq else np.zeros((0, 1), dtype=np.float32)
-        return cls(uniq, np.asarray(vecs, dtype=np.float32), embedder)
+        return cls(uniq, np.asarray(vecs, dtype=np.float32), embedder, grid=grid)
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """One ``.npz`` (written to a temporary file and renamed into place)."""
@@ -133,35 +141,40 @@ class EmbeddingPhraseIndex:
         os.replace(tmp, path)
 
     @classmethod
-    def load(cls, path: str | os.PathLike[str], embedder: TextEmbedder | None = None) -> EmbeddingPhraseIndex:
+    def load(cls, path: str | os.PathLike[str], embedder: TextEmbedder | None = None, *,
+             grid: ScoreGrid | None = None) -> EmbeddingPhraseIndex:
         with np.load(path, allow_pickle=False) as z:
             fmt = int(z["format"][0]) if "format" in z.files else -1
             if fmt != INDEX_FORMAT:
                 raise ValueError(f"{path}: phrase index format {fmt}, expected {INDEX_FORMAT}")
-            return cls([str(p) for p in z["phrases"].tolist()], z["vectors"], embedder)
+            return cls([str(p) for p in z["phrases"].tolist()], z["vectors"], embedder, grid=grid)
 
     def __len__(self) -> int:
         return len(self.phrases)
 
     def neighbours(self, queries: Sequence[str], topn: int) -> list[list[tuple[str, float]]]:
+        """The ``topn`` phrases most similar to each query (itself left out), with their cosine rounded
+        to the grid: by rounded cosine, then alphabetically (every phrase tied with the last one kept
+        is considered, so the cut does not depend on the selection routine)."""
         if topn < 1:
             raise ValueError(f"topn must be positive, got {topn}")
         queries = list(queries)
         if not queries or not self.phrases:
             return [[] for _ in queries]
-        if self.embedder is None:
-            raise ValueError("this phrase index was loaded without an embedder; it cannot embed queries")
+        if self.embedder is None or self.grid is None:
+            raise ValueError("this phrase index was loaded without an embedder or a score grid; "
+                             "it cannot answer queries")
         uniq = sorted({q.lower() for q in queries})  # the phrases are lower-cased, so are queries
         q = _unit_rows(np.asarray(self.embedder.encode(uniq), dtype=np.float32))
-        sims = q @ self.vectors.T  # (Q, N)
-        k = min(len(self.phrases), topn + 1)
+        sims = self.grid.round_array("similarity", q.astype(np.float64) @ self.vectors.astype(np.float64).T)
+        n = len(self.phrases)
+        k = min(n, topn + 1)
         answers: dict[str, list[tuple[str, float]]] = {}
         for row, query in zip(sims, uniq, strict=True):
-            # the k best, plus every phrase tied with the k-th (6 decimals) so ties break alphabetically
-            kth = np.partition(-row, k - 1)[k - 1]
-            cand = np.nonzero(-row <= kth + 1e-6)[0]
-            ranked = sorted(cand.tolist(), key=lambda j: (-round(float(row[j]), 6), self.phrases[j]))
-            answers[query] = [(self.phrases[j], round(float(row[j]), 6)) for j in ranked
+            cut = np.partition(row, n - k)[n - k]  # the k-th largest rounded cosine
+            cand = np.flatnonzero(row >= cut)  # every phrase tied at the cut included
+            ranked = cand[np.lexsort((cand, -row[cand]))]  # phrases are sorted: index order = alphabetical
+            answers[query] = [(self.phrases[j], float(row[j])) for j in ranked.tolist()
                               if self.phrases[j] != query][:topn]
         return [answers[q.lower()] for q in queries]
 
@@ -171,10 +184,11 @@ class Sense2VecPhraseIndex:
     """The paper's phrase source (hub): sense2vec vectors (``s2v_reddit_2015_md``). A query is looked
     up as its best sense among ``senses`` (``get_best_sense``, words joined by ``_``); its
     ``most_similar`` keys of those senses are returned as phrases (``_`` back to spaces) with the
-    sense2vec score, best first. ``s2v``: a loaded ``sense2vec.Sense2Vec`` (or anything with
+    sense2vec score on the ``similarity`` grid of ``grid`` (``resources.score_decimals``), best first
+    (equal scores alphabetically). ``s2v``: a loaded ``sense2vec.Sense2Vec`` (or anything with
     ``get_best_sense`` and ``most_similar``); else loaded from ``path``."""
 
-    def __init__(self, s2v: object = None, *, path: str | None = None,
+    def __init__(self, s2v: object = None, *, grid: ScoreGrid, path: str | None = None,
                  senses: Sequence[str] = ("NOUN",)) -> None:
         if s2v is None:
             if path is None:
@@ -183,6 +197,7 @@ class Sense2VecPhraseIndex:
 
             s2v = Sense2Vec().from_disk(path)
         self.s2v = s2v
+        self.grid = grid
         self.senses = list(senses)
 
     def neighbours(self, queries: Sequence[str], topn: int) -> list[list[tuple[str, float]]]:
@@ -196,6 +211,6 @@ class Sense2VecPhraseIndex:
             for other, score in self.s2v.most_similar(key, n=topn):  # type: ignore[attr-defined]
                 phrase, _, sense = other.rpartition("|")
                 if sense in self.senses:
-                    found.append((phrase.replace("_", " "), float(score)))
-            out.append(found)
+                    found.append((phrase.replace("_", " "), self.grid.round("similarity", score)))
+            out.append(stable_ranking(found, lambda f: f[1], lambda f: f[0]))
         return out

@@ -34,6 +34,7 @@ from lingtest.data.io import read_jsonl, write_jsonl
 from lingtest.data.model import Document
 from lingtest.errors import ConfigError
 from lingtest.execution.context import StageContext
+from lingtest.resources.scores import ScoreGrid
 from lingtest.tin.components import Parts, filter_config, label_mapper, transformation_labels
 from lingtest.tin.config import TinConfig
 
@@ -135,7 +136,7 @@ def generation_worker(cfg: Any, item: str, root: Path) -> Callable[[list[Any]], 
     config = TinConfig.from_config(ctx.cfg)
     parts = Parts(ctx, config)
     transformations = parts.transformations()
-    filters = filter_config(config, item)
+    filters = filter_config(config, item, parts.score_grid)
     packed = config.filters.packed
 
     def work(sources: list[Any]) -> Any:
@@ -160,7 +161,8 @@ def generate_stage(ctx: StageContext, config: TinConfig, item: str) -> dict[str,
     system = build_system(ctx.cfg, TASK, item)
     _, sources = _sources(ctx, system)
     names = list(config.transformations)
-    filter_config(config, item)  # a config error is raised here, before any actor starts
+    # a config error is raised here, before any actor starts
+    filter_config(config, item, ScoreGrid.from_config(ctx.cfg.resources))
     results, _ = ctx.map(generation_worker, chunked(sources, config.batch_sources), part="generation",
                          args=(item, ctx.root), desc=f"TIN generate {item}" if on_ray else None)
     gen = merge_generated(results)

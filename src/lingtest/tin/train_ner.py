@@ -3,9 +3,11 @@ sentences: the CoNLL-scheme system under test of TIN (``minilm_ner``, the offlin
 paper's Flair-CoNLL and BERT-base-NER).
 
 :func:`train_ner` is pure apart from writing its checkpoint: its result depends only on the config,
-the sentences and the software versions. Seeds: ``random``, ``numpy`` and ``torch`` are seeded
-from ``config.seed`` and the training order of every epoch is a permutation drawn from a generator
-of its own (``seed``, epoch), so the data order never depends on anything else. Labels are aligned
+the sentences and the software versions. It runs inside
+:func:`~lingtest.resources.finetuning.deterministic_training`: torch's deterministic algorithms, the
+configured CPU threads, ``random``, ``numpy`` and ``torch`` seeded from ``config.seed``; the training
+order of every epoch is a permutation drawn from a generator of its own (``seed``, epoch), so the data
+order never depends on anything else and two runs on one machine give the same weights. Labels are aligned
 to the **first subword** of every word (the other subwords and the special tokens get -100 and no
 loss); words beyond ``max_length`` subwords are cut off in training (counted in the metrics), never
 in prediction, which windows long sentences
@@ -47,11 +49,10 @@ from lingtest.resources.finetuning import (
     IGNORE,
     FineTuneConfig,
     config_from_mapping,
+    deterministic_training,
     epoch_batches,
     fine_tune,
     save_fine_tuned,
-    seed_everything,
-    torch_threads,
 )
 
 __all__ = ["TaggedSentence", "TinTraining", "TrainData", "TrainNERConfig", "align_labels", "epoch_batches",
@@ -189,7 +190,7 @@ def train_ner(config: TrainNERConfig, train_sentences: Sequence[TaggedSentence],
               dev_sentences: Sequence[TaggedSentence], out_dir: str | Path) -> dict[str, Any]:
     """Fine-tune ``config.base_model`` on ``train_sentences``, score it on ``dev_sentences``, save the
     checkpoint to ``out_dir`` and return the metrics (see the module notes)."""
-    with torch_threads(config.threads):
+    with deterministic_training(config.seed, config.threads):
         return _train(config, train_sentences, dev_sentences, Path(out_dir))
 
 
@@ -204,7 +205,6 @@ def _train(config: TrainNERConfig, train_sentences: Sequence[TaggedSentence],
         raise InputError("no training sentences", field="train_sentences")
     started = time.perf_counter()
     device = pick_device(config.device)
-    seed_everything(config.seed)
     labels = label_list(train_sentences)
     unknown = sorted({t for s in dev_sentences for t in s.tags} - set(labels))
     if unknown:

@@ -7,11 +7,16 @@ list[float]`` sentence log-probabilities; :class:`lingtest.resources.lm.CausalLM
 default, injected here), the scores are turned into a distribution over that position's candidates
 (softmax of log-probabilities; with ``include_original`` the unchanged sentence takes part too, as
 the original word does in a masked LM's distribution) and candidates below ``threshold`` are
-dropped, the rest sorted by probability. Candidates of the other sources (WordNet synonyms and
-antonyms, which Algorithm 1 adds unconditionally) are not scored - LM scoring is the dominant cost
-on a CPU - and come first, in proposal order. All positions passed to :meth:`LMRanker.rank` (or,
-for several sentences, :meth:`LMRanker.rank_many`) go to the scorer in one call: one group of texts
-per position, sharing the left context, which the scorer runs once
+dropped, the rest sorted by probability. Every decision is taken on the grid of
+``resources.score_decimals`` (:class:`~lingtest.resources.scores.ScoreGrid`): the scorer's
+log-probabilities are rounded to the ``logprob`` decimals before the softmax, the probabilities to the
+``prob`` decimals before the threshold and the sort, and equal probabilities are ordered by the
+candidate's text, then its proposal index (so last-digit differences between CPUs or batch layouts
+change neither). Candidates of the other sources (WordNet synonyms and antonyms, which Algorithm 1
+adds unconditionally) are not scored - LM scoring is the dominant cost on a CPU - and come first, in
+proposal order. All positions passed to :meth:`LMRanker.rank` (or, for several sentences,
+:meth:`LMRanker.rank_many`) go to the scorer in one call: one group of texts per position, sharing
+the left context, which the scorer runs once
 (:meth:`lingtest.resources.lm.CausalLMScorer.score_grouped`).
 
 How close the windowed, bfloat16 ranking comes to whole-sentence float32 ranking is measured by
@@ -28,9 +33,11 @@ from typing import Any
 from lingtest.data.align import detokenize, replace_words
 from lingtest.data.model import Sentence
 from lingtest.resources.candidates.base import Candidate
+from lingtest.resources.scores import ScoreGrid, stable_ranking
 
 
 def softmax(logps: Sequence[float]) -> list[float]:
+    """``exp(x) / sum(exp)`` of each log-probability (computed from the largest one down)."""
     if not logps:
         return []
     m = max(logps)
@@ -49,13 +56,17 @@ class LMRanker:
     position); ``None`` keeps the whole prefix. ``shared_prefix``: when the scorer has
     ``score_grouped`` (:class:`~lingtest.resources.lm.CausalLMScorer`), the texts of one position
     are scored as one group - the shared left context runs once and its log-probability, common to
-    all of them, is left out - instead of one by one with ``score``; the probabilities are the same
-    (sum reduction only; a scorer reducing by the mean goes through ``score``). Every option comes from
-    config (``crest.ranker``, ``tin.fill.ranker``)."""
+    all of them, is left out - instead of one by one with ``score``; the probabilities are the same, up
+    to the rounding of the log-probabilities to the grid (sum reduction only; a scorer reducing by the mean
+    goes through ``score``). ``grid``: the decimals of
+    ``resources.score_decimals`` (see the module notes). Every option comes from config (``crest.ranker``,
+    ``tin.fill.ranker``)."""
 
-    def __init__(self, scorer: Any, *, threshold: float, include_original: bool, filter_sources: Sequence[str],
-                 window: int | None, left_window: int | None, shared_prefix: bool) -> None:
+    def __init__(self, scorer: Any, *, grid: ScoreGrid, threshold: float, include_original: bool,
+                 filter_sources: Sequence[str], window: int | None, left_window: int | None,
+                 shared_prefix: bool) -> None:
         self.scorer = scorer
+        self.grid = grid
         self.threshold = threshold
         self.include_original = include_original
         self.filter_sources = set(filter_sources)
@@ -74,8 +85,9 @@ class LMRanker:
         return detokenize(nw, nws)
 
     def rank(self, sentence: Sentence, candidates: dict[int, list[Candidate]]) -> dict[int, list[Candidate]]:
-        """Score the ``filter_sources`` candidates (one scorer call), set their ``prob``, drop those
-        under threshold; per position: unscored candidates first, then scored ones by ``prob``."""
+        """Score the ``filter_sources`` candidates (one scorer call), set their ``prob`` (on the grid),
+        drop those under threshold; per position: unscored candidates first, then scored ones by ``prob``
+        (equal ones by text, then proposal order)."""
         return self.rank_many([(sentence, candidates)])[0]
 
     def rank_many(self, items: Sequence[tuple[Sentence, dict[int, list[Candidate]]]]
@@ -115,23 +127,24 @@ class LMRanker:
             raise ValueError(f"scorer returned {len(scores)} scores for {len(texts)} texts")
         by_pos: dict[tuple[int, int], list[tuple[int, float]]] = {}
         for (it, pos, ci), s in zip(index, scores, strict=True):
-            by_pos.setdefault((it, pos), []).append((ci, float(s)))
+            by_pos.setdefault((it, pos), []).append((ci, self.grid.round("logprob", s)))
         results: list[dict[int, list[Candidate]]] = []
         for it, (_, candidates) in enumerate(items):
             out: dict[int, list[Candidate]] = {}
             for pos, cands in sorted(candidates.items()):
                 kept = [c for c in cands if c.source not in self.filter_sources]
                 scored_items = by_pos.get((it, pos), [])
-                probs = softmax([s for _, s in scored_items])
-                ranked = []
+                probs = [self.grid.round("prob", p) for p in softmax([s for _, s in scored_items])]
+                passed: list[tuple[int, Candidate]] = []
                 for (ci, _), p in zip(scored_items, probs, strict=True):
                     if ci < 0:
                         continue
                     c = cands[ci]
-                    c.prob = round(p, 6)
+                    c.prob = p
                     if p >= self.threshold:
-                        ranked.append(c)
-                ranked.sort(key=lambda c: -(c.prob or 0.0))
+                        passed.append((ci, c))
+                # stable_ranking keeps the proposal order (the index) among equal texts
+                ranked = [c for _, c in stable_ranking(passed, lambda x: x[1].prob or 0.0, lambda x: x[1].text)]
                 if kept or ranked:
                     out[pos] = kept + ranked
             results.append(out)

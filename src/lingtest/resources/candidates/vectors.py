@@ -32,6 +32,7 @@ from lingtest.errors import MissingResourceError
 from lingtest.resources.candidates.base import CONTENT_UPOS, Candidate
 from lingtest.resources.candidates.inflect import inflect_like, lemmatize, match_case
 from lingtest.resources.candidates.wordnet import UPOS_TO_WN, load_wordnet
+from lingtest.resources.scores import ScoreGrid
 
 log = logging.getLogger(__name__)
 
@@ -159,9 +160,16 @@ class VectorIndex:
                 return int(r)
         return None
 
-    def neighbours(self, queries: Sequence[tuple[str, str]], topn: int) -> list[list[tuple[str, float]]]:
+    def similarities(self, rows: Sequence[int]) -> np.ndarray:
+        """The cosines of every table row with each of ``rows``: a ``(table rows, len(rows))`` float64
+        array, one matrix product (lemmas sharing a row get the identical value)."""
+        result: np.ndarray = self._data64 @ self._data64[list(rows)].T
+        return result
+
+    def neighbours(self, queries: Sequence[tuple[str, str]], topn: int, *,
+                   grid: ScoreGrid) -> list[list[tuple[str, float]]]:
         """For each (word, UPOS), the ``topn`` most similar lemmas of that POS (word excluded), with
-        their cosine rounded to :data:`SIM_DECIMALS` decimals.
+        their cosine on the ``similarity`` grid of ``grid`` (``resources.score_decimals``).
 
         The order is total and the same on every machine: rounded cosine descending, then the
         lemma's alphabetical rank. (The md table is pruned: its ~37k noun lemmas share 20k rows, so
@@ -182,7 +190,7 @@ class VectorIndex:
             return out
         qrows = sorted({r for items in groups.values() for _, r in items})
         column = {r: c for c, r in enumerate(qrows)}
-        sims_all = np.round(self._data64 @ self._data64[qrows].T, SIM_DECIMALS)  # (table rows, queries)
+        sims_all = grid.round_array("similarity", self.similarities(qrows))  # (table rows, queries)
         for upos, items in groups.items():
             names, rows = self.by_pos[upos]
             m = min(len(rows), topn + 1)  # the query word itself may be among them
@@ -196,7 +204,6 @@ class VectorIndex:
         return out
 
 
-SIM_DECIMALS = 5  # cosines are rounded to this many decimals before ranking and thresholds
 _INDEX_CACHE: dict[str | None, VectorIndex] = {}
 INDEX_FORMAT = 1  # bump when build_index_arrays changes what it computes
 
@@ -255,14 +262,16 @@ def load_index(disk_cache: bool) -> VectorIndex:
 class VectorProposer:
     """The ``topn`` neighbours of a content word's lemma with cosine ``>= min_similarity``, inflected
     like the word; lemmas in ``skip_lemmas`` get none. Options from config (``crest.proposers.vectors``,
-    ``tin.fill.vectors``); ``index``: a :class:`VectorIndex` to use (default: :func:`load_index` on first
-    use, with the on-disk cache when ``disk_cache``)."""
+    ``tin.fill.vectors``); ``grid``: the decimals of ``resources.score_decimals`` (cosines are ranked and
+    compared with ``min_similarity`` on its ``similarity`` grid); ``index``: a :class:`VectorIndex` to use
+    (default: :func:`load_index` on first use, with the on-disk cache when ``disk_cache``)."""
 
     name = "vectors"
 
-    def __init__(self, index: VectorIndex | None = None, *, topn: int, min_similarity: float,
+    def __init__(self, index: VectorIndex | None = None, *, grid: ScoreGrid, topn: int, min_similarity: float,
                  skip_lemmas: Sequence[str], disk_cache: bool) -> None:
         self._index = index
+        self.grid = grid
         self.disk_cache = disk_cache
         self.topn = topn
         self.min_similarity = min_similarity
@@ -291,7 +300,8 @@ class VectorProposer:
             todo.append((i, lemma))
         if not todo:
             return {}
-        neigh = self.index.neighbours([(lemma, str(sentence.tokens[i].pos)) for i, lemma in todo], self.topn)
+        neigh = self.index.neighbours([(lemma, str(sentence.tokens[i].pos)) for i, lemma in todo], self.topn,
+                                      grid=self.grid)
         out: dict[int, list[Candidate]] = {}
         for (i, lemma), nbrs in zip(todo, neigh, strict=True):
             tok = sentence.tokens[i]

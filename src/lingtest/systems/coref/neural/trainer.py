@@ -2,13 +2,15 @@
 checkpoint.
 
 :func:`train_coref` is pure apart from writing the checkpoint: the result depends only on the config,
-the documents and the software versions. ``random``, ``numpy`` and ``torch`` are seeded from
-``config.seed``; the document order of every epoch is a permutation from a generator of its own
-(``seed``, epoch). One document is one step (Lee et al. 2017). With a frozen encoder (the default)
-every document's word vectors are computed once, so an epoch costs only the scoring layers; with
-``fine_tune`` the encoder is trained too (``encoder_learning_rate``). After every epoch the model is
-scored on the dev documents (CoNLL F1 through :mod:`lingtest.metrics.coref`) and the best epoch's
-weights are kept (``select_best``; otherwise the last).
+the documents and the software versions. It runs inside
+:func:`~lingtest.resources.finetuning.deterministic_training`: torch's deterministic algorithms (without
+them a torch CPU kernel makes two runs on one machine differ), the configured CPU threads, ``random``,
+``numpy`` and ``torch`` seeded from ``config.seed``; the document order of every epoch is a permutation
+from a generator of its own (``seed``, epoch). One document is one step (Lee et al. 2017). With a frozen
+encoder (the default) every document's word vectors are computed once, so an epoch costs only the
+scoring layers; with ``fine_tune`` the encoder is trained too (``encoder_learning_rate``). After every
+epoch the model is scored on the dev documents (CoNLL F1 through :mod:`lingtest.metrics.coref`) and the
+best epoch's weights are kept (``select_best``; otherwise the last).
 
 Documents must be parsed (candidates come from the parse); every gold span is checked against the
 tokens first (:func:`~.features.check_gold_spans`).
@@ -24,7 +26,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import random
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
@@ -112,15 +113,6 @@ class Prepared:
     vectors: Any = None
 
 
-def _seed_everything(seed: int) -> None:
-    import numpy as np
-    import torch
-
-    random.seed(seed)
-    np.random.seed(seed % (2 ** 32))
-    torch.manual_seed(seed)
-
-
 def prepare(docs: Sequence[Document], tokenizer: Any, max_segment: int, where: str) -> list[Prepared]:
     """Candidates, gold ids and segments of parsed documents (gold spans checked)."""
     from lingtest.systems.coref.neural.features import (
@@ -200,19 +192,13 @@ def conll_f1(prepared: Sequence[Prepared], predicted: Sequence[Sequence[Sequence
 def train_coref(config: TrainCorefConfig, train_docs: Sequence[Document], dev_docs: Sequence[Document],
                 out_dir: str | Path) -> dict[str, Any]:
     """Train on ``train_docs`` (parsed, with gold clusters), pick the epoch on ``dev_docs`` (when given
-    and ``select_best``), save the checkpoint to ``out_dir`` and return the metrics."""
-    import torch
+    and ``select_best``), save the checkpoint to ``out_dir`` and return the metrics; deterministic
+    (:func:`~lingtest.resources.finetuning.deterministic_training` with ``config.seed`` and
+    ``config.threads``)."""
+    from lingtest.resources.finetuning import deterministic_training
 
-    from lingtest.resources.threads import resolve_threads
-
-    threads = resolve_threads(config.threads)
-    before = torch.get_num_threads()
-    if threads is not None:
-        torch.set_num_threads(threads)
-    try:
+    with deterministic_training(config.seed, config.threads):
         return _train(config, train_docs, dev_docs, Path(out_dir))
-    finally:
-        torch.set_num_threads(before)
 
 
 def _train(config: TrainCorefConfig, train_docs: Sequence[Document], dev_docs: Sequence[Document],
@@ -229,7 +215,6 @@ def _train(config: TrainCorefConfig, train_docs: Sequence[Document], dev_docs: S
         raise InputError("no training documents", field="train_docs")
     started = time.perf_counter()
     device = pick_device(config.device)
-    _seed_everything(config.seed)
     encoder, tokenizer = load_encoder(config.encoder, device)
     pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
     train = prepare(train_docs, tokenizer, config.max_segment, "training document")
@@ -293,7 +278,8 @@ def _train(config: TrainCorefConfig, train_docs: Sequence[Document], dev_docs: S
     save_checkpoint(out, model, encoder if config.fine_tune else None, tokenizer if config.fine_tune else None,
                     config)
     record = {"config": asdict(config), "device": device, "torch_threads": torch.get_num_threads(),
-              "metrics": metrics, "digest": checkpoint_digest(out)}
+              "deterministic_algorithms": torch.are_deterministic_algorithms_enabled(), "metrics": metrics,
+              "digest": checkpoint_digest(out)}
     (out / TRAINING_FILE).write_text(json.dumps(record, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     return metrics
 
