@@ -64,7 +64,7 @@ def test_structural_and_shuffle_on_conll2003(mirror, parser):
     by_id = {s.id: s for s in sources}
 
     def generate():
-        shuffle = EntityShuffle(max_exhaustive=4, samples=8, seed=1)
+        shuffle = EntityShuffle(max_exhaustive=4, samples=8, seed=1, whole_phrases=True)
         muts = Structural().generate(sources) + shuffle.generate(sources)
         return [mutant_case(m, system=system.name, gold=by_id[m.seed_id].gold) for m in muts]
 

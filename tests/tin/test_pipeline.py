@@ -53,7 +53,7 @@ def test_mutate_check_repair_grade():
                          "fell": "VBD"})
     fills = FakeProposer({"big": [("large", 9.0)], "met": [("saw", 9.0)], "rose": [("fell", 9.0)]})
     token = TokenLevel(fills, tagger, top_k=5, min_score=0.0, tags=["JJ", "VBD"], skip_lemmas=[])
-    mutants = [m for t in (token, EntityShuffle(max_exhaustive=4, samples=8, seed=0), Structural())
+    mutants = [m for t in (token, EntityShuffle(max_exhaustive=4, samples=8, seed=0, whole_phrases=True), Structural())
                for m in t.generate(sources)]
     assert sorted((m.seed_id, m.transformation) for m in mutants) == [
         ("s1", "shuffle"), ("s1", "token"), ("s2", "shuffle"), ("s2", "token"), ("s3", "structural"),

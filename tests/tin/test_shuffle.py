@@ -17,7 +17,7 @@ PAPER_ENTS = [Entity(0, 1, "ORG"), Entity(2, 4, "ORG"), Entity(6, 7, "ORG"),
 
 
 def shuffler(**kw) -> EntityShuffle:
-    return EntityShuffle(**{"max_exhaustive": 4, "samples": 8, "seed": 7, **kw})
+    return EntityShuffle(**{"max_exhaustive": 4, "samples": 8, "seed": 7, "whole_phrases": False, **kw})
 
 
 def test_permutations_exhaustive_and_sampled():
@@ -75,4 +75,37 @@ def test_overlapping_predictions_are_not_moved():
 
 def test_bad_options():
     with pytest.raises(ValueError):
-        EntityShuffle(max_exhaustive=0, samples=1, seed=0)
+        EntityShuffle(max_exhaustive=0, samples=1, seed=0, whole_phrases=True)
+
+
+NYC = "The New York City council told European investors in Paris".split()
+NYC_TAGS = ["DT", "NNP", "NNP", "NNP", "NN", "VBD", "JJ", "NNS", "IN", "NNP"]
+
+
+def test_only_whole_phrases_move():
+    """A system that cuts "New York City" into "New" and "York City" predicts pieces that are not whole
+    phrases: they stay in place, so no mutant garbles the name ("York City New"); whole names move."""
+    from lingtest.tin.transformations.shuffle import whole_phrase
+
+    cut = [Entity(1, 2, "LOC"), Entity(2, 4, "LOC"), Entity(9, 10, "LOC")]
+    source = TinSource("s", list(NYC), cut, tags=list(NYC_TAGS))
+    assert [whole_phrase(source, e) for e in cut] == [False, False, True]
+    assert shuffler(whole_phrases=True).mutants_of(source) == []
+    garbled = shuffler(whole_phrases=False).mutants_of(source)
+    assert garbled and any(m.tokens[1:4] != NYC[1:4] for m in garbled)
+    whole = [Entity(1, 4, "LOC"), Entity(9, 10, "LOC")]
+    moved = shuffler(whole_phrases=True).mutants_of(TinSource("s", list(NYC), whole, tags=list(NYC_TAGS)))
+    assert [m.tokens for m in moved] == [["The", "Paris", "council", "told", "European", "investors", "in", "New",
+                                          "York", "City"]]
+
+
+def test_a_noun_phrase_constituent_is_a_whole_phrase():
+    from lingtest.data.model import Tree
+    from lingtest.tin.transformations.shuffle import whole_phrase
+
+    words = "the prime minister met the king".split()
+    tree, _ = Tree.from_bracketed("(S (NP (DT the) (JJ prime) (NN minister)) (VP (VBD met) (NP (DT the) (NN king))))")
+    tags = ["DT", "JJ", "NN", "VBD", "DT", "NN"]
+    source = TinSource("s", words, [], tags=tags, tree=tree)
+    assert whole_phrase(source, Entity(0, 3, "PER")) and whole_phrase(source, Entity(4, 6, "PER"))
+    assert not whole_phrase(source, Entity(1, 3, "PER"))  # "prime minister" without its determiner
