@@ -30,7 +30,8 @@ from lingtest.readers.options import configured, configured_limits
 from lingtest.readers.safe_unpickle import Limits
 
 read_checklist = configured("checklist")
-CAPS = Limits(**{k: v for k, v in configured_limits().items() if k != "max_depth"})
+CAPS = Limits(**{k: v for k, v in configured_limits().items()
+                  if k in ("max_member_bytes", "max_archive_bytes", "max_items")})
 CASES = {"label_names": ["negative", "neutral", "positive"], "where": "<suite>", "max_items": CAPS.max_items}
 
 dill_impl = pytest.importorskip("dill._dill")

@@ -284,8 +284,8 @@ def test_duplicate_documents(tmp_path: Path) -> None:
     shutil.copy(FX / "parsing" / "traces.mrg", folder / "x.mrg")
     assert "twice" in str(raises(read_ptb, folder))
     csv_text = (FX / "readers" / "hatexplain" / "sample.csv").read_text()
-    first_row = csv_text.split("\n")[0]
-    p = write(tmp_path, "twice.csv", csv_text + first_row + "\n")
+    one_line_row = next(ln for ln in csv_text.split("\n") if ln.startswith("24198545_gab,"))
+    p = write(tmp_path, "twice.csv", csv_text + one_line_row + "\n")
     assert raises(read_hatexplain_csv, p).field == "post_id"
     p = write(tmp_path, "dataset.json", '{"a": {"post_tokens": ["x"]}, "a": {"post_tokens": ["y"]}}')
     assert raises(read_hatexplain_json, p).field == "a"

@@ -14,7 +14,7 @@ from lingtest.pipeline import datasets as ds
 from lingtest.readers import READERS
 from lingtest.readers.options import configured, configured_limits, reader_options, readers_config
 
-CAPS = ("max_depth", "max_member_bytes", "max_archive_bytes", "max_items")
+CAPS = ("max_line_bytes", "max_file_bytes", "max_depth", "max_member_bytes", "max_archive_bytes", "max_items")
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +50,7 @@ def test_a_configured_cap_is_applied(tmp_path: Path) -> None:
     deep = tmp_path / "deep.ptb"
     deep.write_text("(ROOT (S (NP (DT a) (NN b)) (VP (VBD c))))\n", encoding="utf-8")
     assert len(list(configured("ptb")(deep))) == 1
-    shallow = {"limits": {"max_depth": 3}, "options": {"ptb": {}}}
+    shallow = {"limits": {**configured_limits(), "max_depth": 3}, "options": {"ptb": {}}}
     with pytest.raises(InputError, match="max_depth"):
         list(configured("ptb", shallow)(deep))
 

@@ -1,48 +1,52 @@
 """Readers: one function per file format, turning files into the shared data model.
 
-Each reader is ``read(path, *, option...) -> Iterator[record]`` (required keyword-only options,
-no defaults in code: their values are ``readers`` in ``conf/datasets.yaml``, see
-:mod:`lingtest.readers.options`) where a record is a
+Reading a file
+--------------
+Use :func:`read` (``read(fmt, path, **overrides) -> Iterator[record]``)::
+
+    from lingtest.readers import read
+
+    docs = list(read("conll2012", "dev.english.v4_gold_conll"))
+    docs = list(read("conll2012", path, duplicates="drop"))  # an option of the reader, overridden
+
+It binds the reader's configured options (``readers`` in ``conf/datasets.yaml``, see
+:mod:`lingtest.readers.options`; :func:`~lingtest.readers.options.configured` gives the bound
+reader itself). The functions registered below take required keyword-only options and have no
+defaults in code: called with a path alone (``READERS.get("conll2012")(path)``) they take the
+configured safety caps (``readers.limits``) but raise
+:class:`~lingtest.readers.options.ReaderOptionsError`, naming the missing options and pointing
+here, for anything else.
+
+Readers
+-------
+Each reader is ``read(path, *, option...) -> Iterator[record]`` where a record is a
 :class:`~lingtest.data.Document` (or :class:`~lingtest.data.ContrastiveExample` for translation
 sets, :class:`~lingtest.data.TestCase` for capability suites). Readers raise
 :class:`~lingtest.errors.InputError` naming file, line and field, and nothing else, whatever the
-input (malformed, truncated, empty, a directory, nested too deeply, too large): they open files
-through :mod:`lingtest.readers.textio` and are wrapped by its :func:`~lingtest.readers.textio.guarded`.
-A dataset config names its reader by the key below (``format: ontogum``), so any corpus in a
+input (malformed, truncated, zero-filled, binary, wrongly encoded, empty, a directory, nested too
+deeply, too large): they open files through :mod:`lingtest.readers.textio`, within the caps of
+``readers.limits`` (bytes per file, bytes per line, nesting depth, archive sizes: memory and time
+stay proportional to the caps whatever the file), and are wrapped by its
+:func:`~lingtest.readers.textio.guarded`. A dataset config names its reader by its key in
+:data:`READERS` (:mod:`lingtest.readers.registry`; ``format: ontogum``), so any corpus in a
 supported format is used by configuration alone.
 """
 
-from lingtest.registry import Registry
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
-READERS: Registry = Registry("reader")
+from lingtest.readers.registry import READERS
 
-# coreference formats
-READERS.register_lazy("conll2012", "lingtest.readers.coref.conll2012:read_conll2012")
-READERS.register_lazy("ontogum", "lingtest.readers.coref.ontogum:read_ontogum")
-READERS.register_lazy("conll_coref", "lingtest.readers.coref.generic:read_conll_coref")
-READERS.register_lazy("jsonlines", "lingtest.readers.coref.jsonlines:read_jsonlines")
-# NER
-READERS.register_lazy("conll2003", "lingtest.readers.conll2003:read_conll2003")
-# sentiment
-READERS.register_lazy("sst_ptb", "lingtest.readers.sst:read_sst_ptb")
-READERS.register_lazy("sst_lines", "lingtest.readers.sst:read_sst_lines")
-# hate speech
-READERS.register_lazy("hatexplain_json", "lingtest.readers.hatexplain:read_hatexplain_json")
-READERS.register_lazy("hatexplain_csv", "lingtest.readers.hatexplain:read_hatexplain_csv")
-READERS.register_lazy("hatecheck", "lingtest.readers.hatecheck:read_hatecheck")
-# translation
-READERS.register_lazy("contrapro_json", "lingtest.readers.contrapro:read_contrapro_json")
-READERS.register_lazy("contrapro_grouped", "lingtest.readers.contrapro:read_contrapro_grouped")
-READERS.register_lazy("contracat", "lingtest.readers.contracat:read_contracat")
-# capability suites
-READERS.register_lazy("checklist", "lingtest.readers.checklist:read_checklist")
-# treebanks
-READERS.register_lazy("ptb", "lingtest.readers.treebank:read_ptb")
-READERS.register_lazy("conllu", "lingtest.readers.conllu:read_conllu")
-READERS.register_lazy("ptb_sample", "lingtest.readers.treebank:read_ptb_sample")
+__all__ = ["READERS", "read"]
 
-__all__ = ["READERS"]
 
-# canonical hub copies saved by the download stage (datasets.save_to_disk folders)
-READERS.register_lazy("hf_conll2012", "lingtest.readers.hf:read_hf_conll2012")
-READERS.register_lazy("hf_conll2003", "lingtest.readers.hf:read_hf_conll2003")
+def read(fmt: str, path: str | Path, **overrides: Any) -> Iterator[Any]:
+    """The records of ``path`` read by the reader registered as ``fmt`` with its configured
+    options (``conf/datasets.yaml``: ``readers.limits`` and ``readers.options.<fmt>``);
+    ``overrides`` win (``readers_cfg=`` gives another ``readers`` section). An option the reader
+    does not take is a :class:`~lingtest.errors.ConfigError`, malformed input an
+    :class:`~lingtest.errors.InputError` naming file, line and field."""
+    from lingtest.readers.options import read as _read
+
+    return _read(fmt, path, **overrides)

@@ -110,8 +110,9 @@ def _is_tar(stream: _Capped) -> bool:
     return True
 
 
-def _read_suite_bytes(path: Path, member: str | None, limits: Limits) -> tuple[bytes, str]:
-    """The pickle's bytes and where they came from (``archive:member`` or the file)."""
+def _read_suite_bytes(path: Path, member: str | None, limits: Limits) -> tuple[bytes | None, str]:
+    """The pickle's bytes and where they came from (``archive:member`` or the file); ``None`` for
+    a pickle file, which is unpickled as it is read."""
     try:
         stream, compressed = _open_stream(path, limits)
         with stream:
@@ -123,7 +124,7 @@ def _read_suite_bytes(path: Path, member: str | None, limits: Limits) -> tuple[b
             if size > limits.max_member_bytes:
                 raise InputError(f"the suite has {size} bytes, more than max_member_bytes "
                                  f"({limits.max_member_bytes})", path=path)
-            return path.read_bytes(), str(path)
+            return None, str(path)
         return _read_member(path, member, limits)
     except InputError:
         raise
@@ -157,6 +158,10 @@ def _read_member(path: Path, member: str | None, limits: Limits) -> tuple[bytes,
             if len(data) != m.size:
                 raise InputError(f"truncated member: {len(data)} of {m.size} bytes", path=f"{path}:{m.name}")
             kept.setdefault(m.name, data)
+        # read to the end, still capped: only then do gzip, bz2 and xz check their checksums, which
+        # catch corrupt compressed data that decompresses to other bytes
+        while stream.read(1 << 20):
+            pass
     chosen = names
     if member is None and len(names) > 1:  # CheckList's release_data.tar.gz holds several suites
         chosen = [n for n in names if Path(n).name == DEFAULT_MEMBER] or names
@@ -173,12 +178,19 @@ def load_suite(path: str | Path, member: str | None = None, *, limits: Limits) -
 
     The archive is streamed, never extracted: a member larger than ``limits.max_member_bytes``
     is refused from its header, and reading stops once ``limits.max_archive_bytes`` have been
-    decompressed; a truncated or corrupt archive is an :class:`InputError`."""
+    decompressed; a truncated or corrupt archive (a compressed one is read to its end, where its
+    checksum is checked) is an :class:`InputError`."""
     path = Path(path)
     if not path.is_file():
         raise InputError("file not found" if not path.exists() else "expected a file", path=path)
     data, where = _read_suite_bytes(path, member, limits)
-    return _unpickle(io.BytesIO(data), where, limits)
+    if data is not None:
+        return _unpickle(io.BytesIO(data), where, limits)
+    try:  # a pickle file, unpickled as it is read: a file that is no pickle fails at its first bytes
+        with open(path, "rb") as fh:
+            return _unpickle(fh, where, limits)
+    except OSError as exc:
+        raise InputError(f"cannot read the file ({exc.strerror or exc})", path=path) from None
 
 
 def _unpickle(fh: IO[bytes], where: str, limits: Limits) -> Any:

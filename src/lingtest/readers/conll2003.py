@@ -16,6 +16,8 @@ stable for a given file: ``<prefix>-<doc index:04d>``, sentences ``<doc id>-s<in
 Entity types are checked against ``entity_types`` (CoNLL-2003's ``PER``, ``LOC``, ``ORG``,
 ``MISC`` by default): a file without its NER column, whose last column is then the chunk column
 (``B-NP``, ``I-VP``), or a tag such as ``B-BOGUS`` or ``B-O`` is an error, never read as entities.
+So is a token line whose POS tag is ``-X-``, the tag of ``-DOCSTART-`` lines only: a damaged
+``-DOCSTART-`` would otherwise become a token and merge two documents.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from typing import Any
 
 from lingtest.data.model import Document, Entity, Sentence, Token
 from lingtest.errors import InputError
-from lingtest.readers.textio import guarded, is_int, read_lines, shorten, split_fields
+from lingtest.readers.textio import TextLimits, control_character, guarded, is_int, read_lines, shorten, split_fields
 
 _TAG_RE = re.compile(r"^(?:O|[BI]-[^\s-][^\s]*)$")
 
@@ -106,7 +108,8 @@ class _RawSentence:
         self.linenos: list[int] = []
 
 
-def _parse_file(path: Path, encoding: str, types: frozenset[str] | None) -> list[list[_RawSentence]]:
+def _parse_file(path: Path, encoding: str, types: frozenset[str] | None,
+                limits: TextLimits) -> list[list[_RawSentence]]:
     """Group lines into documents of sentences of rows; checks column counts, tags and types."""
     docs: list[list[_RawSentence]] = [[]]
     cur = _RawSentence()
@@ -119,7 +122,7 @@ def _parse_file(path: Path, encoding: str, types: frozenset[str] | None) -> list
             docs[-1].append(cur)
         cur = _RawSentence()
 
-    for lineno, line in enumerate(read_lines(path, encoding), start=1):
+    for lineno, line in enumerate(read_lines(path, encoding, limits), start=1):
         cols = split_fields(line)
         if not cols:
             close_sentence()
@@ -129,6 +132,9 @@ def _parse_file(path: Path, encoding: str, types: frozenset[str] | None) -> list
             if docs[-1]:
                 docs.append([])
             continue
+        if len(cols) >= 3 and cols[1] == "-X-":
+            raise InputError(f"a token with the POS tag -X- of -DOCSTART- lines: a damaged -DOCSTART- line "
+                             f"({shorten(cols[0])})?", path=path, line=lineno, field="word")
         if ncols is None:
             if len(cols) < 2:
                 raise InputError("expected at least 2 columns (word ... NER tag), found 1", path=path,
@@ -153,7 +159,8 @@ def _parse_file(path: Path, encoding: str, types: frozenset[str] | None) -> list
 
 @guarded("sentences")
 def read_conll2003(path: str | Path, *, scheme: str, split: str | None, id_prefix: str | None, encoding: str,
-                   entity_types: Collection[str] | None) -> Iterator[Document]:
+                   entity_types: Collection[str] | None, max_line_bytes: int,
+                   max_file_bytes: int) -> Iterator[Document]:
     """Read a CoNLL-2003 NER file; yield one :class:`Document` per ``-DOCSTART-`` document.
 
     ``scheme`` is the tagging scheme of the NER column: ``"iob1"``, ``"iob2"`` (an entity that
@@ -162,11 +169,13 @@ def read_conll2003(path: str | Path, *, scheme: str, split: str | None, id_prefi
     every document; ``id_prefix`` defaults to the file stem (``train``, ``valid``...).
     Columns: ``word POS chunk NER`` (4), ``word POS NER`` (3) or ``word NER`` (2).
     ``entity_types`` is the tag set of the NER column (``None`` accepts any type).
+    ``max_line_bytes`` and ``max_file_bytes`` cap what is read (:class:`TextLimits`).
     """
     if scheme not in SCHEMES:
         raise ValueError(f"scheme must be one of {SCHEMES}, got {scheme!r}")
     path = Path(path)
-    docs = _parse_file(path, encoding, frozenset(entity_types) if entity_types is not None else None)
+    docs = _parse_file(path, encoding, frozenset(entity_types) if entity_types is not None else None,
+                      TextLimits(max_line_bytes, max_file_bytes))
     if scheme == "auto":
         scheme = detect_scheme([row[-1] for row in s.rows] for d in docs for s in d)
     prefix = id_prefix if id_prefix is not None else path.stem
@@ -232,6 +241,8 @@ def from_hf_conll2003(records: Iterable[Mapping[str, Any]], label_names: Sequenc
         words, ner = list(words), list(ner)
         if not words:
             raise InputError("empty sentence", field="tokens", **where)
+        if any(control_character(w) or not w for w in words):
+            raise InputError("a token is empty or holds a control character", field="tokens", **where)
         if len(ner) != len(words):
             raise InputError(f"{len(ner)} tags for {len(words)} tokens", field="ner_tags", **where)
         if not all(is_int(t) and 0 <= t < len(label_names) for t in ner):

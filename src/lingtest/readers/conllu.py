@@ -8,24 +8,69 @@ last word, whose inner words get no space; empty nodes ``1.1`` skipped), UPOS, X
 between it and its first word go to the document). :func:`read_conllu` groups them into
 Documents; :mod:`lingtest.readers.coref.ontogum` aligns them with a coreference file.
 
-Checked: 10 tab-separated columns, word ids counting up from 1 within a sentence, token ranges
-that start at the next word, integer heads inside the sentence, no comment between the words of
-a sentence. Errors are :class:`~lingtest.errors.InputError` with file, line and column name.
+Checked: 10 tab-separated columns, none empty (``_`` stands for a missing value), word ids
+counting up from 1 within a sentence, token ranges that start at the next word, integer heads
+inside the sentence, UPOS one of the 17 universal tags, DEPREL a universal relation with an optional
+lower-case subtype (``nsubj:pass``), FEATS ``Feature=Value`` pairs and DEPS ``head:relation`` pairs,
+no comment between the words of a sentence, and a blank line after every sentence, the last one
+too (a file that stops inside a sentence is truncated). ``_`` is accepted for an unannotated UPOS
+or DEPREL. Errors are :class:`~lingtest.errors.InputError` with file, line and column name.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from lingtest.data.model import Document, Sentence, Token
 from lingtest.errors import InputError
-from lingtest.readers.textio import guarded, read_lines, shorten
+from lingtest.readers.textio import TextLimits, guarded, read_lines, shorten
 
 __all__ = ["ConlluSentence", "parse_conllu", "read_conllu"]
 
 _DOC_META_PREFIXES = ("meta::", "global.")
+COLUMNS = ("ID", "FORM", "LEMMA", "UPOS", "XPOS", "FEATS", "HEAD", "DEPREL", "DEPS", "MISC")
+#: the universal part-of-speech tags of UD v2
+UPOS_TAGS = frozenset({"ADJ", "ADP", "ADV", "AUX", "CCONJ", "DET", "INTJ", "NOUN", "NUM", "PART", "PRON", "PROPN",
+                       "PUNCT", "SCONJ", "SYM", "VERB", "X"})
+#: the universal dependency relations of UD v2 (a language may add a ``:subtype``)
+DEPRELS = frozenset({
+    "acl", "advcl", "advmod", "amod", "appos", "aux", "case", "cc", "ccomp", "clf", "compound", "conj", "cop",
+    "csubj", "dep", "det", "discourse", "dislocated", "expl", "fixed", "flat", "goeswith", "iobj", "list", "mark",
+    "nmod", "nsubj", "nummod", "obj", "obl", "orphan", "parataxis", "punct", "reparandum", "root", "vocative",
+    "xcomp"})
+_SUBTYPE = re.compile(r"[a-z]+")
+_FEATS = re.compile(r"[A-Z][A-Za-z0-9]*(?:\[[a-z0-9]+\])?=[A-Za-z0-9]+(?:,[A-Za-z0-9]+)*"
+                    r"(?:\|[A-Z][A-Za-z0-9]*(?:\[[a-z0-9]+\])?=[A-Za-z0-9]+(?:,[A-Za-z0-9]+)*)*")
+_DEPS = re.compile(r"(?:\d+(?:\.\d+)?:[^\s|:]+(?::[^\s|]+)*)(?:\|\d+(?:\.\d+)?:[^\s|:]+(?::[^\s|]+)*)*")
+
+
+def valid_deprel(value: str) -> bool:
+    """A universal relation with an optional lower-case subtype (``nsubj:pass``)."""
+    base, sep, sub = value.partition(":")
+    return base in DEPRELS and (not sep or _SUBTYPE.fullmatch(sub) is not None)
+
+
+def _check_columns(cols: list[str], path: str | Path, lineno: int) -> None:
+    """Column values a CoNLL-U word line may hold (see the module docstring)."""
+    for name, value in zip(COLUMNS, cols, strict=True):
+        if not value:
+            raise InputError("empty column (write _ for a missing value)", path=path, line=lineno, field=name)
+    _, _, _, upos, _, feats, _, deprel, deps, _ = cols
+    if upos != "_" and upos not in UPOS_TAGS:
+        raise InputError(f"unknown UPOS {shorten(upos)} (expected one of {', '.join(sorted(UPOS_TAGS))})",
+                         path=path, line=lineno, field="UPOS")
+    if deprel != "_" and not valid_deprel(deprel):
+        raise InputError(f"unknown DEPREL {shorten(deprel)} (a universal relation, optionally with a "
+                         "lower-case :subtype)", path=path, line=lineno, field="DEPREL")
+    if feats != "_" and _FEATS.fullmatch(feats) is None:
+        raise InputError(f"malformed FEATS {shorten(feats)} (Feature=Value pairs separated by |)", path=path,
+                         line=lineno, field="FEATS")
+    if deps != "_" and _DEPS.fullmatch(deps) is None:
+        raise InputError(f"malformed DEPS {shorten(deps)} (head:relation pairs separated by |)", path=path,
+                         line=lineno, field="DEPS")
 
 
 @dataclass(slots=True)
@@ -102,6 +147,7 @@ def parse_conllu(lines: Sequence[str], path: str | Path) -> Iterator[ConlluSente
         cols = line.split("\t")
         if len(cols) != 10:
             raise InputError(f"expected 10 tab-separated columns, found {len(cols)}", path=path, line=lineno)
+        _check_columns(cols, path, lineno)
         wid, form, lemma, upos, xpos, feats, head, deprel, _deps, misc = cols
         if "." in wid:  # empty node of enhanced UD
             a, _, b = wid.partition(".")
@@ -139,20 +185,24 @@ def parse_conllu(lines: Sequence[str], path: str | Path) -> Iterator[ConlluSente
                             head=h - 1, dep=_none(deprel), morph=_none(feats)))
         word_lines.append(lineno)
         heads.append(h)
+    if tokens or mwt_end is not None:
+        raise InputError("the file ends inside a sentence: no blank line after its last word (a truncated "
+                         "file?)", path=path, line=lineno)
     s = finish()
     if s is not None:
         yield s
 
 
 @guarded("CoNLL-U sentences")
-def read_conllu(path: str | Path) -> Iterator[Document]:
+def read_conllu(path: str | Path, *, max_line_bytes: int, max_file_bytes: int) -> Iterator[Document]:
     """Read a UD CoNLL-U file into Documents: ``# newdoc id`` starts a Document (otherwise one
     per file, named after it); ``Sentence.id`` from ``# sent_id``, ``# text`` and the other
-    ``key = value`` comments go to ``Sentence.meta``. Two documents with the same id are an error."""
+    ``key = value`` comments go to ``Sentence.meta``. Two documents with the same id are an error.
+    ``max_line_bytes`` and ``max_file_bytes`` cap what is read."""
     path = Path(path)
     doc: Document | None = None
     seen: dict[str, int] = {}
-    for s in parse_conllu(read_lines(path), path):
+    for s in parse_conllu(read_lines(path, limits=TextLimits(max_line_bytes, max_file_bytes)), path):
         if s.newdoc is not None or doc is None:
             if doc is not None:
                 yield doc

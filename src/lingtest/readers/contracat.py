@@ -31,7 +31,7 @@ from typing import Any
 
 from lingtest.data.model import ContrastiveExample
 from lingtest.errors import InputError
-from lingtest.readers.textio import guarded, loads_json, read_lines, read_text, shorten
+from lingtest.readers.textio import TextLimits, guarded, loads_json, read_lines, read_text, shorten
 
 GENDER_ORDER = ("m", "f", "n")
 SEP = "<SEP>"
@@ -56,23 +56,24 @@ def split_sep(line: str, sep: str = SEP) -> tuple[str, str]:
     return "", line.strip()
 
 
-def _lines(path: Path, encoding: str, keep: int | None = None) -> list[str]:
+def _lines(path: Path, encoding: str, limits: TextLimits | None, keep: int | None = None) -> list[str]:
     """Lines without newlines; trailing blank lines are dropped, down to ``keep`` lines at most
     (gender labels may be legitimately blank, as in the verb prior)."""
-    lines = [ln.rstrip("\r\n") for ln in read_lines(path, encoding)]
+    lines = [ln.rstrip("\r\n") for ln in read_lines(path, encoding, limits)]
     while lines and not lines[-1].strip() and (keep is None or len(lines) > keep):
         lines.pop()
     return lines
 
 
 def read_template(folder: str | Path, name: str, *, include_priors: bool, split_context: bool,
-                  encoding: str) -> Iterator[ContrastiveExample]:
-    """Examples of one template folder (see the module docstring); ``name`` goes into ids/meta."""
+                  encoding: str, limits: TextLimits | None = None) -> Iterator[ContrastiveExample]:
+    """Examples of one template folder (see the module docstring); ``name`` goes into ids/meta.
+    Files are read within ``limits`` (``None``: no caps)."""
     folder = Path(folder)
-    en, de = _lines(folder / "en.txt", encoding), _lines(folder / "de.txt", encoding)
+    en, de = _lines(folder / "en.txt", encoding, limits), _lines(folder / "de.txt", encoding, limits)
     if not en:
         raise InputError("no sentences: the file is empty", path=folder / "en.txt")
-    genders = _lines(folder / "genders.txt", encoding, keep=len(en))
+    genders = _lines(folder / "genders.txt", encoding, limits, keep=len(en))
     if not len(en) == len(de) == len(genders):
         raise InputError(f"en.txt, de.txt and genders.txt have {len(en)}, {len(de)}, {len(genders)} lines",
                          path=folder / "de.txt", line=min(len(en), len(de), len(genders)) + 1)
@@ -115,12 +116,14 @@ def read_template(folder: str | Path, name: str, *, include_priors: bool, split_
 
 @guarded(None)  # prior templates alone legitimately give nothing; emptiness is checked per file
 def read_contracat(path: str | Path, *, include_priors: bool, split_context: bool, templates: list[str] | None,
-                   encoding: str) -> Iterator[ContrastiveExample]:
+                   encoding: str, max_line_bytes: int, max_file_bytes: int) -> Iterator[ContrastiveExample]:
     """Read every template under ``path`` (the templates root, or one template folder), in
     sorted template order. ``templates`` keeps only templates whose name starts with one of
     the given prefixes (e.g. ``["2_coreference_step/event"]``); a prefix that selects nothing is
-    an error, as is a folder without templates or a template with an empty ``en.txt``."""
+    an error, as is a folder without templates or a template with an empty ``en.txt``.
+    ``max_line_bytes`` and ``max_file_bytes`` cap what is read."""
     root = Path(path)
+    limits = TextLimits(max_line_bytes, max_file_bytes)
     selected = 0
     for folder in template_dirs(root):
         rel = folder.relative_to(root).as_posix()
@@ -130,7 +133,7 @@ def read_contracat(path: str | Path, *, include_priors: bool, split_context: boo
             continue
         selected += 1
         yield from read_template(folder, name, include_priors=include_priors, split_context=split_context,
-                                 encoding=encoding)
+                                 encoding=encoding, limits=limits)
     if not selected:
         raise InputError(f"no template matches {templates}", path=root, field="templates")
 

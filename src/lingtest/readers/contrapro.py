@@ -28,7 +28,7 @@ from typing import Any, NoReturn
 
 from lingtest.data.model import ContrastiveExample
 from lingtest.errors import InputError
-from lingtest.readers.textio import guarded, loads_json, read_lines, read_text
+from lingtest.readers.textio import TextLimits, guarded, loads_json, read_lines, read_text
 
 # German words a contrastive variant may swap in for the correct one: personal pronouns in
 # every case and the possessive determiners that agree with the antecedent's gender.
@@ -114,25 +114,27 @@ def _resolve_prefix(path: Path, prefix: str) -> Path:
 
 @guarded("examples")
 def read_contrapro_grouped(path: str | Path, *, src_lang: str, tgt_lang: str, prefix: str,
-                           encoding: str) -> Iterator[ContrastiveExample]:
+                           encoding: str, max_line_bytes: int, max_file_bytes: int) -> Iterator[ContrastiveExample]:
     """Read ``<prefix>.text.{src,tgt}`` (+ optional ``<prefix>.context.{src,tgt}``).
 
     ``path`` is the folder holding the files, one of the files (``.../contrapro.text.en``) or
     the file prefix itself (``.../contrapro``).
     ``meta`` has ``lines`` (1-based first and last line), ``ref_pronoun`` and
     ``contrastive_pronouns`` (the German words that differ, lower-cased; ``None`` where the
-    variant was re-tokenised so that words do not line up).
+    variant was re-tokenised so that words do not line up). ``max_line_bytes`` and
+    ``max_file_bytes`` cap what is read.
     """
+    limits = TextLimits(max_line_bytes, max_file_bytes)
     base = _resolve_prefix(Path(path), prefix)
     text_src, text_tgt = Path(f"{base}.text.{src_lang}"), Path(f"{base}.text.{tgt_lang}")
     ctx_src, ctx_tgt = Path(f"{base}.context.{src_lang}"), Path(f"{base}.context.{tgt_lang}")
-    src = _strip_nl(read_lines(text_src, encoding))
-    tgt = _strip_nl(read_lines(text_tgt, encoding))
+    src = _strip_nl(read_lines(text_src, encoding, limits))
+    tgt = _strip_nl(read_lines(text_tgt, encoding, limits))
     if len(src) != len(tgt):
         raise InputError(f"{len(tgt)} lines but {text_src.name} has {len(src)}", path=text_tgt,
                          line=min(len(src), len(tgt)) + 1)
-    csrc = _strip_nl(read_lines(ctx_src, encoding)) if ctx_src.is_file() else None
-    ctgt = _strip_nl(read_lines(ctx_tgt, encoding)) if ctx_tgt.is_file() else None
+    csrc = _strip_nl(read_lines(ctx_src, encoding, limits)) if ctx_src.is_file() else None
+    ctgt = _strip_nl(read_lines(ctx_tgt, encoding, limits)) if ctx_tgt.is_file() else None
     for p, lines in ((ctx_src, csrc), (ctx_tgt, ctgt)):
         if lines is not None and len(lines) != len(src):
             raise InputError(f"{len(lines)} lines but {text_src.name} has {len(src)}", path=p,
@@ -159,8 +161,8 @@ def read_contrapro_grouped(path: str | Path, *, src_lang: str, tgt_lang: str, pr
             ref_context=ctgt[first] if ctgt is not None else "", meta=meta)
 
 
-def _load_json(path: Path, encoding: str) -> tuple[Any, str]:
-    text = read_text(path, encoding)
+def _load_json(path: Path, encoding: str, limits: TextLimits) -> tuple[Any, str]:
+    text = read_text(path, encoding, limits)
     return loads_json(text, path), text
 
 
@@ -197,17 +199,19 @@ _META_SKIP = {"src segment", "ref segment", "errors"}
 
 @guarded("examples")
 def read_contrapro_json(path: str | Path, *, context_dir: str | Path | None, src_lang: str, tgt_lang: str,
-                        context_prefix: str, encoding: str) -> Iterator[ContrastiveExample]:
+                        context_prefix: str, encoding: str, max_line_bytes: int,
+                        max_file_bytes: int) -> Iterator[ContrastiveExample]:
     """Read the official ``contrapro.json``.
 
     ``meta`` keeps every other field of the example under its JSON name (``ref pronoun``,
     ``ante distance``, ``document id``...) plus ``errors``: the variants' metadata without the
     text. With ``context_dir``, contexts come from ``<context_prefix>.context.{src,tgt}`` there
     (one line per line of the extracted text: ``1 + len(errors)`` per example; the correct
-    line's context is used).
+    line's context is used). ``max_line_bytes`` and ``max_file_bytes`` cap what is read.
     """
     path = Path(path)
-    data, raw = _load_json(path, encoding)
+    limits = TextLimits(max_line_bytes, max_file_bytes)
+    data, raw = _load_json(path, encoding, limits)
     if not isinstance(data, list):
         raise InputError("expected a JSON list of examples", path=path, line=1)
     starts: list[int] | None = None
@@ -221,8 +225,8 @@ def read_contrapro_json(path: str | Path, *, context_dir: str | Path | None, src
     ctx: tuple[list[str], list[str]] | None = None
     ctx_path = Path(context_dir or ".") / f"{context_prefix}.context.{src_lang}"
     if context_dir is not None:
-        cs = _strip_nl(read_lines(ctx_path, encoding))
-        ct = _strip_nl(read_lines(Path(context_dir) / f"{context_prefix}.context.{tgt_lang}", encoding))
+        cs = _strip_nl(read_lines(ctx_path, encoding, limits))
+        ct = _strip_nl(read_lines(Path(context_dir) / f"{context_prefix}.context.{tgt_lang}", encoding, limits))
         ctx = (cs, ct)
     line_no = 0
     for k, item in enumerate(data):

@@ -19,7 +19,7 @@ from typing import Any
 
 from lingtest.data.model import Document, Sentence, Token
 from lingtest.errors import InputError
-from lingtest.readers.textio import csv_rows, guarded, read_lines, shorten
+from lingtest.readers.textio import TextLimits, csv_rows, guarded, read_lines, shorten
 
 LABELS = ("hateful", "non-hateful")
 REQUIRED = ("functionality", "case_id", "test_case", "label_gold")
@@ -54,16 +54,19 @@ def tokenize(text: str, tokenizer: str = "spacy") -> list[Token]:
 
 
 @guarded("test cases")
-def read_hatecheck(path: str | Path, *, tokenizer: str, encoding: str) -> Iterator[Document]:
+def read_hatecheck(path: str | Path, *, tokenizer: str, encoding: str, max_line_bytes: int,
+                   max_file_bytes: int) -> Iterator[Document]:
     """Read a HateCheck cases CSV (header row; an unnamed index column is allowed).
 
     Needs the columns ``functionality, case_id, test_case, label_gold``; the optional ones
     listed in :data:`OPTIONAL` go to ``meta`` when present and non-empty. A column named twice in
-    the header, a ``case_id`` given twice and an unknown gold label are errors.
+    the header, a ``case_id`` given twice, an unknown gold label, a row with another number of
+    columns than the header and a quoted field left open at the end (a truncated file) are errors.
+    ``max_line_bytes`` and ``max_file_bytes`` cap what is read.
     """
     path = Path(path)
-    lines = read_lines(path, encoding)
-    reader = csv.reader(lines)
+    lines = read_lines(path, encoding, TextLimits(max_line_bytes, max_file_bytes))
+    reader = csv.reader(lines, strict=True)
     try:
         header = next(reader)
     except StopIteration:

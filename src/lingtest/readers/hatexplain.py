@@ -14,12 +14,15 @@ Each post becomes one :class:`Document` with one :class:`Sentence` of ``post_tok
   masks mark it; empty when there are no masks, as for normal posts).
 * ``meta["annotators"]``: ``[{"label", "annotator_id", "target"}, ...]`` as read.
 * ``Document.split`` comes from ``post_id_divisions.json`` (``train``/``val``/``test``) when it
-  is given (or found beside ``dataset.json``); ``split=`` keeps only that split.
+  is given (or found beside ``dataset.json``); ``split=`` keeps only that split. With divisions, a
+  post they do not list is an error (the official file lists every post), as is a split other
+  than those three.
 
 Documents are yielded in file order and their id is the ``post_id``. Every field is type-checked
 (labels, annotator ids, targets as lists of strings, rationales as 0/1 integer lists, tokens as
-strings); a post id given twice, a key given twice in a JSON object and a file without posts are
-errors.
+strings); a post id given twice, a key given twice in a JSON object, a key outside the official
+schema (:data:`POST_KEYS`, :data:`ANNOTATOR_KEYS`: a misspelt ``rationales`` would otherwise
+drop the rationales) and a file without posts are errors.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from typing import Any, NoReturn
 from lingtest.data.model import Document, Sentence, Token
 from lingtest.errors import InputError
 from lingtest.readers.textio import (
+    TextLimits,
     csv_rows,
     guarded,
     is_int,
@@ -46,6 +50,9 @@ from lingtest.readers.textio import (
 )
 
 LABELS = ("hatespeech", "normal", "offensive")  # CSV ids 0, 1, 2 (the official LabelEncoder order)
+SPLITS = ("train", "val", "test")  # the splits of post_id_divisions.json
+POST_KEYS = frozenset({"post_id", "annotators", "rationales", "post_tokens"})  # dataset.json, per post
+ANNOTATOR_KEYS = frozenset({"label", "annotator_id", "target"})
 UNDECIDED = "undecided"
 _LABEL_ALIASES = {"hatespeech": "hatespeech", "hate speech": "hatespeech", "hate": "hatespeech",
                   "offensive": "offensive", "normal": "normal"}
@@ -78,26 +85,38 @@ def majority_rationale(rationales: Sequence[Sequence[int]], n_tokens: int) -> li
     return [int(sum(m[i] for m in rationales) * 2 > len(rationales)) for i in range(n_tokens)]
 
 
-def load_divisions(path: str | Path) -> dict[str, str]:
-    """``post_id_divisions.json`` as ``post_id -> split``."""
+def load_divisions(path: str | Path, limits: TextLimits | None = None) -> dict[str, str]:
+    """``post_id_divisions.json`` as ``post_id -> split`` (read within ``limits``)."""
     path = Path(path)
-    data = _load_json(path)
+    data, text = _load_json(path, limits)
     if not isinstance(data, dict):
         raise InputError("expected an object {split: [post ids]}", path=path, line=1)
     out: dict[str, str] = {}
     for split, ids in data.items():
+        if split not in SPLITS:
+            raise InputError(f"unknown split {shorten(split)} (expected {', '.join(SPLITS)})", path=path,
+                             line=_line_of(text, split), field=split)
         if not is_str_list(ids):
-            raise InputError("expected a list of post ids (strings)", path=path, field=split)
+            raise InputError("expected a list of post ids (strings)", path=path, line=_line_of(text, split),
+                             field=split)
         for pid in ids:
             if pid in out:
                 raise InputError(f"post {shorten(pid)} is in two splits ({out[pid]!r} and {split!r})",
-                                 path=path, field=split)
+                                 path=path, line=_line_of(text, pid, last=True), field=split)
             out[pid] = split
     return out
 
 
-def _load_json(path: Path) -> Any:
-    return loads_json(read_text(path), path)
+def _load_json(path: Path, limits: TextLimits | None) -> tuple[Any, str]:
+    text = read_text(path, limits=limits)
+    return loads_json(text, path), text
+
+
+def _line_of(text: str, key: str, last: bool = False) -> int | None:
+    """Line of the (first or last) JSON string ``key`` in ``text``, for messages."""
+    needle = json.dumps(key)
+    pos = text.rfind(needle) if last else text.find(needle)
+    return text.count("\n", 0, pos) + 1 if pos >= 0 else None
 
 
 def _post_document(post_id: str, annotators: list[dict[str, Any]], rationales: list[list[int]],
@@ -145,11 +164,22 @@ def _post_document(post_id: str, annotators: list[dict[str, Any]], rationales: l
     return Document(id=post_id, sentences=[sent], split=split, label=label, meta=meta)
 
 
-def _divisions_for(path: Path, divisions: str | Path | None) -> dict[str, str] | None:
+def _split_of(post_id: str, div: dict[str, str] | None, err: Callable[[str, str], NoReturn]) -> str | None:
+    """The split of ``post_id`` in the divisions (``None`` without them); a post they do not list
+    is an error."""
+    if div is None:
+        return None
+    got = div.get(post_id)
+    if got is None:
+        err(f"post_id {shorten(post_id)} is in no split of post_id_divisions.json", "post_id")
+    return got
+
+
+def _divisions_for(path: Path, divisions: str | Path | None, limits: TextLimits) -> dict[str, str] | None:
     if divisions is not None:
-        return load_divisions(divisions)
+        return load_divisions(divisions, limits)
     beside = path.parent / "post_id_divisions.json"
-    return load_divisions(beside) if beside.is_file() else None
+    return load_divisions(beside, limits) if beside.is_file() else None
 
 
 # --------------------------------------------------------------------------------------------
@@ -157,36 +187,32 @@ def _divisions_for(path: Path, divisions: str | Path | None) -> dict[str, str] |
 # --------------------------------------------------------------------------------------------
 @guarded(None)  # split= may select nothing; an empty file is checked below
 def read_hatexplain_json(path: str | Path, *, divisions: str | Path | None, split: str | None,
-                         min_target_votes: int) -> Iterator[Document]:
+                         min_target_votes: int, max_line_bytes: int, max_file_bytes: int) -> Iterator[Document]:
     """Read the official ``dataset.json`` (``{post_id: {post_id, annotators, rationales,
     post_tokens}}``). ``divisions`` is ``post_id_divisions.json`` (default: the one beside
     ``path`` if any); ``split`` keeps only that split's posts (it needs divisions).
+    ``max_line_bytes`` and ``max_file_bytes`` cap what is read.
     Errors give the line where the post's entry starts."""
     path = Path(path)
-    div = _divisions_for(path, divisions)
+    limits = TextLimits(max_line_bytes, max_file_bytes)
+    div = _divisions_for(path, divisions, limits)
     if split is not None and div is None:
         raise InputError("split= needs post_id_divisions.json (pass divisions=)", path=path)
-    data = _load_json(path)
+    data, raw_text = _load_json(path, limits)
     if not isinstance(data, dict):
         raise InputError("expected an object {post_id: post}", path=path, line=1)
     if not data:
         raise InputError("no posts: the file holds an empty object", path=path, line=1)
-    raw_text: str | None = None
     seen: set[str] = set()
-
-    def line_of(key: str) -> int | None:
-        nonlocal raw_text
-        if raw_text is None:
-            raw_text = read_text(path)
-        pos = raw_text.find(json.dumps(key))
-        return raw_text.count("\n", 0, pos) + 1 if pos >= 0 else None
-
     for key, post in data.items():
         def err(message: str, field: str, _key: str = key) -> NoReturn:
-            raise InputError(f"post {_key}: {message}", path=path, line=line_of(_key), field=field)
+            raise InputError(f"post {_key}: {message}", path=path, line=_line_of(raw_text, _key), field=field)
 
         if not isinstance(post, dict):
             err("expected an object", "post")
+        unknown = sorted(set(post) - POST_KEYS)
+        if unknown:
+            err(f"unknown field {shorten(unknown[0])} (a post has {', '.join(sorted(POST_KEYS))})", unknown[0])
         for fld in ("annotators", "post_tokens"):
             if fld not in post:
                 err("missing field", fld)
@@ -196,12 +222,17 @@ def read_hatexplain_json(path: str | Path, *, divisions: str | Path | None, spli
         if post_id in seen:
             err(f"post_id {shorten(post_id)} occurs twice", "post_id")
         seen.add(post_id)
-        post_split = div.get(post_id) if div is not None else None
+        post_split = _split_of(post_id, div, err)
         if split is not None and post_split != split:
             continue
         annotators = post["annotators"]
         if not isinstance(annotators, list) or not all(isinstance(a, dict) for a in annotators):
             err("annotators must be a list of objects", "annotators")
+        for a in annotators:
+            extra = sorted(set(a) - ANNOTATOR_KEYS)
+            if extra:
+                err(f"unknown field {shorten(extra[0])} (an annotator has {', '.join(sorted(ANNOTATOR_KEYS))})",
+                    f"annotators.{extra[0]}")
         rationales = post.get("rationales")
         if rationales is None:
             rationales = []
@@ -225,21 +256,25 @@ def _literal(text: str, expected: type, err: Callable[[str, str], NoReturn], fie
 
 @guarded(None)  # split= may select nothing; an empty file is checked below
 def read_hatexplain_csv(path: str | Path, *, divisions: str | Path | None, split: str | None,
-                        min_target_votes: int, encoding: str) -> Iterator[Document]:
+                        min_target_votes: int, encoding: str, max_line_bytes: int,
+                        max_file_bytes: int) -> Iterator[Document]:
     """Read the header-less CSV variant (``df_{val,test}_with_rationales.csv``).
 
     Columns: ``post_id``, annotators as a Python dict literal ``{'label': [ids],
     'annotator_id': [...], 'target': [[...], ...]}`` with label ids 0 hatespeech / 1 normal /
     2 offensive, rationales (list of 0/1 lists), post_tokens (list); further (third-party)
     columns are ignored. A header row starting with ``post_id`` is skipped. ``line`` in errors
-    is the physical line where the row starts (fields may span lines).
+    is the physical line where the row starts (fields may span lines); a quoted field left open
+    at the end (a truncated file) is an error. ``max_line_bytes`` and ``max_file_bytes`` cap what
+    is read.
     """
     path = Path(path)
-    div = _divisions_for(path, divisions)
+    limits = TextLimits(max_line_bytes, max_file_bytes)
+    div = _divisions_for(path, divisions, limits)
     if split is not None and div is None:
         raise InputError("split= needs post_id_divisions.json (pass divisions=)", path=path)
-    lines = read_lines(path, encoding)
-    reader = csv.reader(lines)
+    lines = read_lines(path, encoding, limits)
+    reader = csv.reader(lines, strict=True)
     seen: dict[str, int] = {}
     for row_line, row in csv_rows(reader, path):
 
@@ -275,7 +310,7 @@ def read_hatexplain_csv(path: str | Path, *, divisions: str | Path | None, split
             annotators.append({"label": LABELS[lab], "annotator_id": aid, "target": list(tgt or [])})
         rationales = _literal(row[2], list, err, "rationales")
         tokens = _literal(row[3], list, err, "post_tokens")
-        post_split = div.get(post_id) if div is not None else None
+        post_split = _split_of(post_id, div, err)
         if split is not None and post_split != split:
             continue
         yield _post_document(post_id, annotators, rationales, tokens, post_split, min_target_votes, err)

@@ -12,7 +12,7 @@ from typing import Any
 
 from lingtest.data import Cluster, Document, Entity, Mention, Sentence, Token, Tree
 from lingtest.errors import InputError, MissingResourceError
-from lingtest.readers.textio import guarded, is_int, is_str_list, shorten
+from lingtest.readers.textio import control_character, guarded, is_int, is_str_list, shorten
 from lingtest.readers.treebank import check_bracketed
 
 
@@ -21,11 +21,11 @@ def _load(path: str | Path) -> tuple[Any, dict[str, Any]]:
     if not path.is_dir():
         raise InputError("expected a dataset folder saved by `datasets.save_to_disk`",
                          path=path) if path.exists() else InputError("file not found", path=path)
+    _check_arrow_files(path)  # before importing datasets: a broken folder fails fast and light
     try:
         import datasets  # type: ignore[import-untyped,import-not-found,unused-ignore]
     except ImportError as exc:  # pragma: no cover - depends on the hub extra
         raise MissingResourceError("reading a saved hub dataset needs `pip install 'lingtest[hub]'`") from exc
-    _check_arrow_files(path)
     try:
         ds = datasets.load_from_disk(str(path))
         features = ds.features
@@ -45,7 +45,10 @@ def _check_arrow_files(path: Path) -> None:
     files = sorted(path.glob("*.arrow"))
     if not files:
         raise InputError("the dataset folder holds no *.arrow file", path=path)
-    import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
+    try:
+        import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
+    except ImportError as exc:  # pragma: no cover - depends on the hub extra
+        raise MissingResourceError("reading a saved hub dataset needs `pip install 'lingtest[hub]'`") from exc
 
     for f in files:
         try:
@@ -74,6 +77,15 @@ def _rows(ds: Any, path: str | Path) -> Iterator[Any]:
                              line=n + 1) from None
         n += 1
         yield row
+
+
+def check_strings(values: Iterable[Any], source: str, line: int, field: str) -> None:
+    """Raise :class:`InputError` when a string among ``values`` holds a control character (no text
+    does: a corrupt file, or zeroed bytes)."""
+    for v in values:
+        if isinstance(v, str) and (ch := control_character(v)) is not None:
+            raise InputError(f"control character U+{ord(ch):04X} in {shorten(v)}", path=source, line=line,
+                             field=field)
 
 
 def iob_spans(tags: Sequence[str], offset: int = 0) -> list[Entity]:
@@ -115,6 +127,7 @@ def from_hf_conll2012(records: Iterable[dict[str, Any]], pos_names: Sequence[str
         doc_id = rec.get("document_id")
         if not isinstance(doc_id, str) or not doc_id:
             raise InputError("record without document_id", path=source, line=rec_no, field="document_id")
+        check_strings([doc_id], source, rec_no, "document_id")
         sentences = rec.get("sentences")
         if sentences is None:
             sentences = []
@@ -141,6 +154,12 @@ def from_hf_conll2012(records: Iterable[dict[str, Any]], pos_names: Sequence[str
                 if not is_str_list(words) or not words:
                     raise InputError(f"sentence {si} in {doc_id} has no words (a list of strings)",
                                      path=source, line=rec_no, field="words")
+                check_strings(words, source, rec_no, "words")
+                if not all(words):
+                    raise InputError(f"sentence {si} in {doc_id} has an empty word", path=source, line=rec_no,
+                                     field="words")
+                for fld in ("parse_tree", "speaker"):
+                    check_strings([sent.get(fld)], source, rec_no, fld)
                 pos = _tags(sent.get("pos_tags"), pos_names, len(words), "pos_tags", source, rec_no)
                 ner = _tags(sent.get("named_entities"), ner_names, len(words), "named_entities", source,
                             rec_no)

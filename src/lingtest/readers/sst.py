@@ -25,7 +25,7 @@ from typing import Any
 
 from lingtest.data.model import Document, Sentence, Token, Tree
 from lingtest.errors import InputError
-from lingtest.readers.textio import guarded, read_lines, shorten, split_fields
+from lingtest.readers.textio import TextLimits, guarded, read_lines, shorten, split_fields
 
 FINE_NAMES = ("very negative", "negative", "neutral", "positive", "very positive")
 BINARY_NAMES = ("negative", "positive")
@@ -110,17 +110,17 @@ def parse_sst_tree(line: str, *, unescape: bool, max_depth: int) -> tuple[Tree, 
 
 @guarded("trees")
 def read_sst_ptb(path: str | Path, *, split: str | None, id_prefix: str | None, unescape: bool, encoding: str,
-                 max_depth: int) -> Iterator[Document]:
+                 max_depth: int, max_line_bytes: int, max_file_bytes: int) -> Iterator[Document]:
     """Yield one :class:`Document` per SST tree line (blank lines are skipped).
 
     Every phrase label stays in ``Sentence.tree`` (``tree.constituents()`` lists them as
     ``(label, start, end)``); ``Document.meta["line"]`` is the 1-based source line.
-    ``max_depth`` bounds the bracket nesting.
+    ``max_depth`` bounds the bracket nesting, ``max_line_bytes`` and ``max_file_bytes`` what is read.
     """
     path = Path(path)
     prefix = id_prefix if id_prefix is not None else f"sst-{path.stem}"
     n = 0
-    for lineno, line in enumerate(read_lines(path, encoding), start=1):
+    for lineno, line in enumerate(read_lines(path, encoding, TextLimits(max_line_bytes, max_file_bytes)), start=1):
         if not line.strip():
             continue
         try:
@@ -152,7 +152,7 @@ def _infer_label_set(path: Path, labels: str) -> str:
 
 @guarded("sentences")
 def read_sst_lines(path: str | Path, *, labels: str, split: str | None, id_prefix: str | None, unescape: bool,
-                   encoding: str) -> Iterator[Document]:
+                   encoding: str, max_line_bytes: int, max_file_bytes: int) -> Iterator[Document]:
     """Read SST-2/SST-5 ``label sentence`` lines (pre-tokenised, space-separated).
 
     ``labels``: ``"binary"`` (0 negative, 1 positive), ``"fine"`` (0..4) or ``"auto"`` (from
@@ -160,12 +160,13 @@ def read_sst_lines(path: str | Path, *, labels: str, split: str | None, id_prefi
     is one ASCII digit: ``+1``, ``01`` or other scripts' digits are errors.
     Binary documents get ``label`` ``"negative"``/``"positive"``; fine ones the fine string
     with ``meta["binary"]`` derived as in the module docstring. ``unescape`` undoes the PTB
-    escapes the files keep (``-lrb-``, ``\\/``), as :func:`read_sst_ptb` does.
+    escapes the files keep (``-lrb-``, ``\\/``), as :func:`read_sst_ptb` does. ``max_line_bytes`` and
+    ``max_file_bytes`` cap what is read.
     """
     path = Path(path)
     kind = _infer_label_set(path, labels)
     rows: list[tuple[int, int, list[str]]] = []
-    for lineno, line in enumerate(read_lines(path, encoding), start=1):
+    for lineno, line in enumerate(read_lines(path, encoding, TextLimits(max_line_bytes, max_file_bytes)), start=1):
         parts = split_fields(line)
         if not parts:
             continue

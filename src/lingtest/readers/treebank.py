@@ -13,8 +13,10 @@
 
 Malformed input raises :class:`~lingtest.errors.InputError` with the file and 1-based line: text
 outside brackets, unbalanced brackets, a node without a word or children, a word beside
-subtrees, nesting deeper than ``max_depth``, invalid UTF-8, a file without trees, two documents
-with the same id.
+subtrees, nesting deeper than ``max_depth``, invalid UTF-8 or control characters, a line longer
+than ``max_line_bytes``, a file without trees, two documents with the same id, and in a zip a
+member whose name differs between the zip's directory and the member's own header (a corrupt
+directory would otherwise drop or rename a member silently).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from pathlib import Path
 from lingtest.data.model import Document, Sentence, Token, Tree
 from lingtest.errors import InputError
 from lingtest.readers.conllu import read_conllu
-from lingtest.readers.textio import decode_lines, guarded, read_lines
+from lingtest.readers.textio import LineMeter, TextLimits, decode_lines, guarded, read_lines
 
 __all__ = ["read_ptb", "read_ptb_sample", "read_conllu", "iter_bracketed", "strip_empty_elements",
            "tree_to_sentence", "check_bracketed"]
@@ -168,10 +170,12 @@ def _read_trees(lines: Iterable[str], path: str | Path, doc_id: str, max_depth: 
 
 
 @guarded("trees")
-def read_ptb(path: str | Path, *, max_depth: int) -> Iterator[Document]:
+def read_ptb(path: str | Path, *, max_depth: int, max_line_bytes: int, max_file_bytes: int) -> Iterator[Document]:
     """Read a Penn bracketed file (or every ``*.ptb``/``*.mrg`` file in a folder): one Document per
     file, id = file stem, sentence ids ``<stem>-<n>`` (matching GUM's ``sent_id``). ``max_depth``
-    bounds the bracket nesting (deeper trees are an error)."""
+    bounds the bracket nesting (deeper trees are an error), ``max_line_bytes`` and
+    ``max_file_bytes`` what is read."""
+    limits = TextLimits(max_line_bytes, max_file_bytes)
     path = Path(path)
     files = sorted([*path.glob("*.ptb"), *path.glob("*.mrg")]) if path.is_dir() else [path]
     if not files:
@@ -181,15 +185,18 @@ def read_ptb(path: str | Path, *, max_depth: int) -> Iterator[Document]:
         if f.stem in seen:
             raise InputError(f"document {f.stem!r} occurs twice (also {seen[f.stem].name})", path=f)
         seen[f.stem] = f
-        yield _read_trees(read_lines(f), f, f.stem, max_depth)
+        yield _read_trees(read_lines(f, limits=limits), f, f.stem, max_depth)
 
 
 @guarded("trees")
-def read_ptb_sample(path: str | Path, *, pattern: str, max_depth: int, max_member_bytes: int) -> Iterator[Document]:
+def read_ptb_sample(path: str | Path, *, pattern: str, max_depth: int, max_member_bytes: int,
+                    max_line_bytes: int) -> Iterator[Document]:
     """Read NLTK's PTB sample ``treebank.zip`` without extracting it: one Document per ``.mrg``
     file under ``pattern`` (``treebank/combined/`` in NLTK's zip), empty elements stripped. A
     member larger than ``max_member_bytes`` once decompressed (NLTK's sample files are at most
-    about 60 kB) is refused before it is read."""
+    about 60 kB) is refused before it is read, a line longer than ``max_line_bytes`` before it is
+    parsed. Every member's header is checked against the zip's directory (name, and the CRC of
+    the members read), so a corrupt zip is an error, never a member silently dropped."""
     path = Path(path)
     if path.is_dir():
         path = path / "treebank.zip"
@@ -197,9 +204,10 @@ def read_ptb_sample(path: str | Path, *, pattern: str, max_depth: int, max_membe
         zf = zipfile.ZipFile(path)
     except FileNotFoundError:
         raise InputError("file not found", path=path) from None
-    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
+    except _ZIP_ERRORS as exc:
         raise InputError(f"cannot open treebank zip: {exc}", path=path) from None
     with zf:
+        _check_member_headers(zf, path)
         names = sorted(n for n in zf.namelist() if n.startswith(pattern) and n.endswith(".mrg"))
         if not names:
             raise InputError(f"the zip holds no {pattern}*.mrg files", path=path)
@@ -213,12 +221,41 @@ def read_ptb_sample(path: str | Path, *, pattern: str, max_depth: int, max_membe
             if info.file_size > max_member_bytes:
                 raise InputError(f"member of {info.file_size} bytes is larger than max_member_bytes "
                                  f"({max_member_bytes})", path=where)
-            try:
-                with zf.open(info) as fh:
-                    data = fh.read(max_member_bytes + 1)
-            except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, NotImplementedError,
-                    RuntimeError) as exc:
-                raise InputError(f"cannot read the zip member ({exc})", path=where) from None
-            if len(data) > max_member_bytes:
-                raise InputError(f"member is larger than max_member_bytes ({max_member_bytes})", path=where)
+            data = _read_member(zf, info, where, max_member_bytes, max_line_bytes)
             yield _read_trees(decode_lines(data, where), where, Path(name).stem, max_depth)
+
+
+_ZIP_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, NotImplementedError, RuntimeError)
+
+
+def _read_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, where: str, max_member_bytes: int,
+                 max_line_bytes: int) -> bytes:
+    """The bytes of one member, read in chunks: refused as soon as it passes ``max_member_bytes``
+    or one of its lines passes ``max_line_bytes`` (and when its CRC does not match)."""
+    meter = LineMeter(max_line_bytes, where)
+    chunks: list[bytes] = []
+    total = 0
+    try:
+        with zf.open(info) as fh:
+            while chunk := fh.read(meter.chunk_size):
+                total += len(chunk)
+                if total > max_member_bytes:
+                    raise InputError(f"member is larger than max_member_bytes ({max_member_bytes})", path=where)
+                meter.feed(chunk)
+                chunks.append(chunk)
+    except InputError:
+        raise
+    except _ZIP_ERRORS as exc:
+        raise InputError(f"cannot read the zip member ({exc})", path=where) from None
+    return b"".join(chunks)
+
+
+def _check_member_headers(zf: zipfile.ZipFile, path: Path) -> None:
+    """Open (without reading) every member: ``zipfile`` then checks the member's own header
+    against the zip's directory, whose names nothing else protects."""
+    for info in zf.infolist():
+        try:
+            with zf.open(info):
+                pass
+        except _ZIP_ERRORS as exc:
+            raise InputError(f"corrupt zip: member {info.filename!r} ({exc})", path=path) from None

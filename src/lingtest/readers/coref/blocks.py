@@ -19,7 +19,7 @@ from pathlib import Path
 
 from lingtest.errors import InputError
 from lingtest.readers.coref.records import DocumentIds, DuplicateOrder, Duplicates, Malformed, check_options
-from lingtest.readers.textio import read_text
+from lingtest.readers.textio import TextLimits, read_text
 
 __all__ = ["RawDoc", "LazyLines", "iter_raw", "doc_name_parts", "input_files", "stem", "split_columns",
            "admitted_documents"]
@@ -115,16 +115,16 @@ def stem(f: Path) -> str:
 
 
 def admitted_documents(path: str | Path, *, min_columns: int, duplicates: Duplicates, malformed: Malformed,
-                       duplicate_documents: Duplicates | None, duplicate_order: DuplicateOrder
-                       ) -> Iterator[tuple[Path, str, int | None, RawDoc]]:
+                       duplicate_documents: Duplicates | None, duplicate_order: DuplicateOrder,
+                       limits: TextLimits | None) -> Iterator[tuple[Path, str, int | None, RawDoc]]:
     """``(file, document id, part, block)`` of every document block under ``path`` that the
     duplicate-document check admits: the loop every bracket-column reader starts with. The
     options are checked first; ``duplicate_documents`` (``None``: as ``duplicates``) says what a
-    document key (id plus part) read twice does."""
+    document key (id plus part) read twice does; files are read within ``limits``."""
     check_options(duplicates, malformed, duplicate_order)
     seen = DocumentIds(duplicate_documents or duplicates)
     for f in input_files(path):
-        for index, raw in enumerate(iter_raw(f, min_columns=min_columns)):
+        for index, raw in enumerate(iter_raw(f, min_columns=min_columns, limits=limits)):
             doc_id, part = doc_name_parts(raw.name, stem(f), index)
             if seen.admit(doc_id if part is None else f"{doc_id}#{part}", f, raw.begin_line):
                 yield f, doc_id, part, raw
@@ -134,14 +134,16 @@ class _SlowPath(Exception):
     """The vectorised parse of a block found something irregular: redo it line by line."""
 
 
-def iter_raw(path: str | Path, *, min_columns: int = 2, columns: bool = True) -> Iterator[RawDoc]:
+def iter_raw(path: str | Path, *, min_columns: int = 2, columns: bool = True,
+             limits: TextLimits | None = None) -> Iterator[RawDoc]:
     """Split a CoNLL-style file into raw documents, checking the block structure.
 
     Blank lines separate sentences; the column count must be constant within a sentence (the
     CoNLL-2012 argument columns differ between sentences). With ``columns=False`` only the last
-    column is kept (the scoring fast path). A file without any document is an error.
+    column is kept (the scoring fast path). A file without any document is an error. The file is
+    read within ``limits`` (``None``: no caps).
     """
-    text = read_text(path)
+    text = read_text(path, limits=limits)
     if "\t\n" in text or " \n" in text or text.endswith((" ", "\t")) or "\r" in text or "\f" in text \
             or "\v" in text:
         # trailing whitespace never makes a field (line by line: a regex would be quadratic on

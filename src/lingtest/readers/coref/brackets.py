@@ -1,7 +1,8 @@
 """The coreference bracket column.
 
 ``(12)`` a one-token mention, ``(12`` opens, ``12)`` closes, several per token either
-``|``-separated (``(3|(12)``) or run together (``(1(2)``); ``-``/``_`` mean none. Within one
+``|``-separated (``(3|(12)``) or run together (``(1(2)``); ``-``/``_`` mean none. Cluster ids are
+numbers, the only ids the reference scorer reads (it skips any other bracket). Within one
 token they are applied like the reference scorer (v8.01) does: one-token mentions, then
 openings, then closings; a closing bracket closes the most recent open mention of its cluster.
 
@@ -36,14 +37,15 @@ from lingtest.readers.textio import shorten
 __all__ = ["parse_coref_field", "decode_coref"]
 
 _NO_COREF = frozenset({"-", "_", ""})
-_BRACKET = re.compile(r"\(([^()|\s]+)\)|\(([^()|\s]+)|([^()|\s]+)\)|\|")
+_BRACKET = re.compile(r"\(([0-9]+)\)|\(([0-9]+)|([0-9]+)\)|\|")
 _FIELD_CACHE: dict[str, tuple[list[str], list[str], list[str]]] = {}
 
 
 def parse_coref_field(value: str) -> tuple[list[str], list[str], list[str]]:
     """Split one coreference cell into (one-token ids, opening ids, closing ids).
 
-    Raises ``ValueError`` when the cell holds anything but brackets and ``|`` separators.
+    Raises ``ValueError`` when the cell holds anything but brackets of numeric cluster ids and
+    ``|`` separators.
     """
     singles: list[str] = []
     opens: list[str] = []

@@ -1,6 +1,8 @@
 """CoNLL-2012 ``*_conll`` files: doc id, part, word index, word, POS, parse bit, predicate lemma,
 frameset, sense, speaker, named entity, predicate arguments..., coreference last.
 
+The document id and part columns must repeat the ``#begin document (id); part NNN`` line (a
+corrupt line would otherwise go unnoticed: no other column says which document a token is in).
 Every column is kept: POS -> ``Token.tag``, lemma -> ``Token.lemma``, the parse bits ->
 ``Sentence.tree``, NE bits -> ``Document.entities`` (and IOB2 ``Token.ent``), speaker, frameset,
 sense and argument columns -> ``Sentence.meta``. The number of argument columns differs from
@@ -20,7 +22,7 @@ from lingtest.errors import InputError
 from lingtest.readers.coref.blocks import LazyLines, RawDoc, admitted_documents
 from lingtest.readers.coref.brackets import decode_coref
 from lingtest.readers.coref.records import DuplicateOrder, Duplicates, Malformed, Span
-from lingtest.readers.textio import guarded, shorten
+from lingtest.readers.textio import TextLimits, guarded, shorten
 
 if TYPE_CHECKING:
     from lingtest.data.model import Cluster, Document, Entity, Tree
@@ -56,6 +58,23 @@ def check_index(col: list[str], start: int, raw: RawDoc, a: int, path: Path, fie
                              line=raw.lines[a + j], field=field)
 
 
+def check_document_columns(ids: list[str], parts: list[str], doc_id: str, part: int | None, raw: RawDoc, a: int,
+                           path: Path) -> None:
+    """The document id and part columns of a sentence must repeat its ``#begin document`` line
+    (the id with whitespace written ``_``; the part when the line gives one); else name the first
+    wrong line. A block without a name is not checked."""
+    if not raw.name:
+        return
+    expected = "_".join(doc_id.split())
+    for j, (d, p) in enumerate(zip(ids, parts, strict=True)):
+        if d != expected:
+            raise InputError(f"document id {shorten(d)} where the '#begin document' line says {raw.name!r}",
+                             path=path, line=raw.lines[a + j], field="document")
+        if part is not None and (not (p.isascii() and p.isdigit()) or int(p) != part):
+            raise InputError(f"part {shorten(p)} where the '#begin document' line says {part}", path=path,
+                             line=raw.lines[a + j], field="part")
+
+
 def _dash_none(v: str) -> str | None:
     return None if v in ("-", "_", "") else v
 
@@ -63,7 +82,7 @@ def _dash_none(v: str) -> str | None:
 @guarded("documents")
 def read_conll2012(path: str | Path, *, unescape: bool, duplicates: Duplicates, malformed: Malformed,
                    duplicate_documents: Duplicates | None, ne_labels: Collection[str] | None, max_depth: int,
-                   duplicate_order: DuplicateOrder) -> Iterator[Document]:
+                   duplicate_order: DuplicateOrder, max_line_bytes: int, max_file_bytes: int) -> Iterator[Document]:
     """CoNLL-2012 ``*_conll`` documents (several documents and parts per file), every column kept.
 
     ``Document.id``/``part`` come from ``#begin document (id); part NNN``; ``Sentence.meta`` holds
@@ -76,18 +95,20 @@ def read_conll2012(path: str | Path, *, unescape: bool, duplicates: Duplicates, 
     label); ``max_depth`` bounds the parse-tree nesting.
     ``duplicate_order`` says which occurrence of a mention annotated twice is the first (see
     :mod:`lingtest.readers.coref.brackets`; ``"file"`` or ``"reference"``, the
-    reference scorer's).
+    reference scorer's). ``max_line_bytes`` and ``max_file_bytes`` cap what is read.
     """
     from lingtest.data.model import Document, Sentence, Token
 
+    limits = TextLimits(max_line_bytes, max_file_bytes)
     labels = frozenset(ne_labels) if ne_labels is not None else None
     for f, doc_id, part, raw in admitted_documents(path, min_columns=12, duplicates=duplicates, malformed=malformed,
                                                    duplicate_documents=duplicate_documents,
-                                                   duplicate_order=duplicate_order):
+                                                   duplicate_order=duplicate_order, limits=limits):
         sentences: list[Sentence] = []
         entities: list[Entity] = []
         for a, cols in zip(raw.sent_starts, raw.sents, strict=True):
             n = len(cols[0])
+            check_document_columns(cols[0], cols[1], doc_id, part, raw, a, f)
             check_index(cols[2], 0, raw, a, f, "word index")
             lines = LazyLines(raw, a)
             words = cols[3]
@@ -122,6 +143,9 @@ def read_conll2012(path: str | Path, *, unescape: bool, duplicates: Duplicates, 
 # --------------------------------------------------------------------------------------------
 # Named entities and parse bits
 # --------------------------------------------------------------------------------------------
+_NE_OPEN = re.compile(r"\(([^()*\s]+)(\)|\*\)|\*)")
+
+
 def ne_spans(bits: Sequence[str], lines: Sequence[int] | LazyLines, path: Path, offset: int,
              labels: frozenset[str] | None = None) -> tuple[list[Entity], list[str | None]]:
     """Named entities of one sentence from ``(GPE)``, ``(ORG*``, ``*``, ``*)`` bits, plus IOB2 tags;
@@ -142,12 +166,11 @@ def ne_spans(bits: Sequence[str], lines: Sequence[int] | LazyLines, path: Path, 
             if label is not None:
                 raise InputError(f"named entity {shorten(b)} opens inside the open entity {label!r}",
                                  path=path, line=lines[i], field="ne")
-            inner = b[1:]
-            closed = inner.endswith(")")
-            inner = inner.rstrip(")").rstrip("*")
-            if not inner:
-                raise InputError(f"malformed named-entity bit {shorten(b)}", path=path, line=lines[i],
-                                 field="ne")
+            m = _NE_OPEN.fullmatch(b)
+            if m is None:
+                raise InputError(f"malformed named-entity bit {shorten(b)} (expected (LABEL), (LABEL* or "
+                                 "(LABEL*))", path=path, line=lines[i], field="ne")
+            inner, closed = m.group(1), m.group(2) != "*"
             if labels is not None and inner not in labels:
                 raise InputError(f"unknown named-entity label {shorten(inner)} (expected one of "
                                  f"{', '.join(sorted(labels))}; ne_labels=None accepts any)",

@@ -24,7 +24,7 @@ from lingtest.readers.coref.records import (
     Malformed,
     check_options,
 )
-from lingtest.readers.textio import guarded, read_bytes
+from lingtest.readers.textio import TextLimits, guarded, read_head
 
 if TYPE_CHECKING:
     from lingtest.data.model import Document
@@ -43,7 +43,7 @@ def detect_format(path: str | Path) -> str:
     column is OntoGUM, anything else the generic last-column layout.
     """
     p = input_files(path)[0]
-    head = read_bytes(p)[:65536]
+    head = read_head(p, 65536)
     text = head.decode("utf-8", errors="replace")
     stripped = text.lstrip("\ufeff").lstrip()
     if stripped.startswith("{"):
@@ -69,7 +69,8 @@ def _check_format(fmt: str) -> None:
 def read_coref_records(path: str | Path, format: CorefFormat = "auto", *,
                        duplicates: Duplicates = "error", malformed: Malformed = "error",
                        duplicate_documents: Duplicates | None = None,
-                       duplicate_order: DuplicateOrder = "reference") -> list[CorefRecord]:
+                       duplicate_order: DuplicateOrder = "reference",
+                       limits: TextLimits | None = None) -> list[CorefRecord]:
     """Mentions and token counts of every document in a file (or a directory of files).
 
     This is what scoring needs, read without building Token objects. ``duplicates`` says what a
@@ -80,27 +81,33 @@ def read_coref_records(path: str | Path, format: CorefFormat = "auto", *,
     for a document read twice. ``duplicate_order`` is ``"reference"`` here (the reference
     scorer's choice of the occurrence kept; ``"file"`` keeps the one completed first, as the
     document readers do by default). An input without any document is an :class:`InputError`.
+    Files are read within ``limits`` (default: the configured ``readers.limits``).
     """
     _check_format(format)
     check_options(duplicates, malformed, duplicate_order)
-    return list(_records(path, format, duplicates, malformed, duplicate_documents, duplicate_order))
+    if limits is None:
+        from lingtest.readers.options import configured_limits
+
+        caps = configured_limits()
+        limits = TextLimits(caps["max_line_bytes"], caps["max_file_bytes"])
+    return list(_records(path, format, duplicates, malformed, duplicate_documents, duplicate_order, limits))
 
 
 @guarded("documents")
 def _records(path: str | Path, format: str, duplicates: Duplicates, malformed: Malformed,
-             duplicate_documents: Duplicates | None, duplicate_order: DuplicateOrder
+             duplicate_documents: Duplicates | None, duplicate_order: DuplicateOrder, limits: TextLimits
              ) -> Iterator[CorefRecord]:
     seen = DocumentIds(duplicate_documents or duplicates)
     for f in input_files(path):
         fmt = detect_format(f) if format == "auto" else format
         if fmt == "jsonlines":
-            for lineno, doc in iter_jsonlines(f, False, duplicates, malformed, seen, ne_labels=None):
+            for lineno, doc in iter_jsonlines(f, False, duplicates, malformed, seen, None, limits):
                 yield CorefRecord(doc.id, doc.part, sum(len(s.tokens) for s in doc.sentences),
                                   [[(m.start, m.end) for m in c.mentions] for c in doc.clusters],
                                   str(f), lineno)
             continue
         min_cols = {"conll2012": 12, "ontogum": 3}.get(fmt, 2)
-        for index, raw in enumerate(iter_raw(f, min_columns=min_cols, columns=False)):
+        for index, raw in enumerate(iter_raw(f, min_columns=min_cols, columns=False, limits=limits)):
             doc_id, part = doc_name_parts(raw.name, stem(f), index)
             if not seen.admit(doc_id if part is None else f"{doc_id}#{part}", f, raw.begin_line):
                 continue

@@ -5,7 +5,8 @@ word, optional) and ``ner`` (inclusive ``[start, end, label]``, optional); other
 Every field is type-checked: ``doc_key`` a non-empty string, words and speakers strings, offsets
 JSON integers (a float, a boolean or a string is an error, never truncated), NE labels in the
 OntoNotes tag set (``ne_labels``). Objects nested deeper than JSON can be parsed, keys given
-twice and documents read twice are errors too.
+twice, documents read twice and a key one letter away from a key read here (``cluster``,
+``clustErs``: a corrupt key, which would otherwise drop its annotation) are errors too.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from lingtest.readers.coref.records import (
     Span,
     check_options,
 )
-from lingtest.readers.textio import guarded, is_int, is_str_list, loads_json, read_text, shorten
+from lingtest.readers.textio import TextLimits, guarded, is_int, is_str_list, loads_json, read_text, shorten
 
 if TYPE_CHECKING:
     from lingtest.data.model import Document
@@ -35,12 +36,27 @@ if TYPE_CHECKING:
 __all__ = ["read_jsonlines", "iter_jsonlines"]
 
 _PART = re.compile(r"^(.*)_(\d+)$")
+KEYS = ("doc_key", "sentences", "speakers", "clusters", "ner")  # the keys read; others are ignored
+
+
+def near_miss(key: str, known: tuple[str, ...] = KEYS) -> str | None:
+    """The key of ``known`` that ``key`` (not itself known) is one edit (a letter changed, added or
+    dropped) away from, or ``None``."""
+    if key in known:
+        return None
+    for k in known:
+        if len(k) == len(key) and sum(a != b for a, b in zip(k, key, strict=True)) == 1:
+            return k
+        short, long_ = sorted((k, key), key=len)
+        if len(long_) - len(short) == 1 and any(long_[:i] + long_[i + 1:] == short for i in range(len(long_))):
+            return k
+    return None
 
 
 @guarded("documents")
 def read_jsonlines(path: str | Path, *, part_suffix: bool, duplicates: Duplicates, malformed: Malformed,
                    duplicate_documents: Duplicates | None, ne_labels: Collection[str] | None,
-                   duplicate_order: DuplicateOrder) -> Iterator[Document]:
+                   duplicate_order: DuplicateOrder, max_line_bytes: int, max_file_bytes: int) -> Iterator[Document]:
     """e2e-coref jsonlines documents (see the module docstring).
 
     ``Document.id`` is the ``doc_key``; with ``part_suffix`` a trailing ``_<n>`` (as in
@@ -50,22 +66,26 @@ def read_jsonlines(path: str | Path, *, part_suffix: bool, duplicates: Duplicate
     ``doc_key`` read twice; ``ne_labels=None`` accepts any NE label. A mention given twice keeps
     its first occurrence in the object (clusters in order, then mentions in order), which is both
     the reference scorer's and the file's order, so ``duplicate_order`` changes nothing here.
+    ``max_line_bytes`` and ``max_file_bytes`` cap what is read.
     """
     check_options(duplicates, malformed, duplicate_order)
     seen = DocumentIds(duplicate_documents or duplicates)
+    limits = TextLimits(max_line_bytes, max_file_bytes)
     for f in input_files(path):
-        for _line, doc in iter_jsonlines(f, part_suffix, duplicates, malformed, seen, ne_labels):
+        for _line, doc in iter_jsonlines(f, part_suffix, duplicates, malformed, seen, ne_labels, limits):
             yield doc
 
 
 def iter_jsonlines(f: Path, part_suffix: bool, duplicates: Duplicates, malformed: Malformed,
-                   seen: DocumentIds | None, ne_labels: Collection[str] | None) -> Iterator[tuple[int, Document]]:
-    """``(line, Document)`` for every object of one jsonlines file; a file without any is an error."""
+                   seen: DocumentIds | None, ne_labels: Collection[str] | None,
+                   limits: TextLimits | None = None) -> Iterator[tuple[int, Document]]:
+    """``(line, Document)`` for every object of one jsonlines file (read within ``limits``); a
+    file without any is an error."""
     from lingtest.data.model import Cluster, Document, Entity, Mention, Sentence, Token
 
     labels = frozenset(ne_labels) if ne_labels is not None else None
     n = 0
-    for lineno, line in enumerate(read_text(f).split("\n"), start=1):
+    for lineno, line in enumerate(read_text(f, limits=limits).split("\n"), start=1):
         if not line.strip():
             continue
 
@@ -76,6 +96,9 @@ def iter_jsonlines(f: Path, part_suffix: bool, duplicates: Duplicates, malformed
         if not isinstance(d, dict):
             err(f"expected a JSON object, found {_kind(d)}")
         n += 1
+        for key in d:
+            if (meant := near_miss(key)) is not None:
+                err(f"unknown key {shorten(key)}: a misspelt {meant!r}?", key)
         for key in ("doc_key", "sentences"):
             if key not in d:
                 err("missing required field", key)

@@ -13,7 +13,7 @@ from lingtest.readers.coref.blocks import RawDoc, admitted_documents
 from lingtest.readers.coref.brackets import decode_coref
 from lingtest.readers.coref.conll2012 import check_index, clusters_of
 from lingtest.readers.coref.records import DuplicateOrder, Duplicates, Malformed
-from lingtest.readers.textio import guarded, read_lines
+from lingtest.readers.textio import TextLimits, guarded, read_lines
 
 if TYPE_CHECKING:
     from lingtest.data.model import Document, Sentence
@@ -23,7 +23,8 @@ __all__ = ["read_ontogum", "sentences_from_conllu"]
 
 @guarded("documents")
 def read_ontogum(path: str | Path, *, conllu_dir: str | Path | None, duplicates: Duplicates, malformed: Malformed,
-                 duplicate_documents: Duplicates | None, duplicate_order: DuplicateOrder) -> Iterator[Document]:
+                 duplicate_documents: Duplicates | None, duplicate_order: DuplicateOrder, max_line_bytes: int,
+                 max_file_bytes: int) -> Iterator[Document]:
     """OntoGUM 3-column coreference files (``index token coref``), one document per file.
 
     The document id is the file name (the files leave the name after ``# begin document`` empty).
@@ -39,12 +40,14 @@ def read_ontogum(path: str | Path, *, conllu_dir: str | Path | None, duplicates:
     ``duplicate_documents`` says what a document read twice does (``None``: as ``duplicates``).
     ``duplicate_order`` says which occurrence of a mention annotated twice is the first (see
     :mod:`lingtest.readers.coref.brackets`; ``"file"`` or ``"reference"``, the reference scorer's).
+    ``max_line_bytes`` and ``max_file_bytes`` cap what is read (both files).
     """
     from lingtest.data.model import Document, Sentence, Token
 
+    limits = TextLimits(max_line_bytes, max_file_bytes)
     for f, doc_id, part, raw in admitted_documents(path, min_columns=3, duplicates=duplicates, malformed=malformed,
                                                    duplicate_documents=duplicate_documents,
-                                                   duplicate_order=duplicate_order):
+                                                   duplicate_order=duplicate_order, limits=limits):
         words: list[str] = []
         for a, cols in zip(raw.sent_starts, raw.sents, strict=True):
             if len(cols) != 3:
@@ -53,16 +56,17 @@ def read_ontogum(path: str | Path, *, conllu_dir: str | Path | None, duplicates:
             check_index(cols[0], a, raw, a, f, "index")
             words.extend(cols[1])
         if conllu_dir is not None:
-            sentences = sentences_from_conllu(Path(conllu_dir) / f"{doc_id}.conllu", words, f, raw)
+            sentences = sentences_from_conllu(Path(conllu_dir) / f"{doc_id}.conllu", words, f, raw, limits)
         else:
             sentences = [Sentence(tokens=list(map(Token, words)))] if words else []
         ids, spans = decode_coref(raw, f, duplicates, malformed, doc_id, duplicate_order)
         yield Document(id=doc_id, part=part, sentences=sentences, clusters=clusters_of(ids, spans))
 
 
-def sentences_from_conllu(conllu: Path, words: list[str], coref_path: Path, raw: RawDoc) -> list[Sentence]:
+def sentences_from_conllu(conllu: Path, words: list[str], coref_path: Path, raw: RawDoc,
+                          limits: TextLimits | None = None) -> list[Sentence]:
     """Sentences of a CoNLL-U file whose word sequence must equal ``words`` (gold UD annotations;
-    an empty word takes the CoNLL-U form). ``Sentence.meta`` stays empty."""
+    an empty word takes the CoNLL-U form), read within ``limits``. ``Sentence.meta`` stays empty."""
     from lingtest.data.model import Sentence
     from lingtest.readers.conllu import parse_conllu  # imports the data model: not on the scoring path
 
@@ -71,7 +75,7 @@ def sentences_from_conllu(conllu: Path, words: list[str], coref_path: Path, raw:
                          path=coref_path, line=raw.begin_line)
     sentences: list[Sentence] = []
     n = 0
-    for s in parse_conllu(read_lines(conllu), conllu):
+    for s in parse_conllu(read_lines(conllu, limits=limits), conllu):
         forms = [t.text for t in s.tokens]
         m = len(forms)
         if forms != words[n: n + m]:
