@@ -127,3 +127,19 @@ def test_expectations_in_words():
             ({"name": "mystery", "k": 1}, "ner", 'mystery {"k": 1}')]:
         case.expected = expected
         assert expected_words(case, task) == words_
+
+
+def test_a_prior_template_has_no_correct_answer_and_no_label_question():
+    """ContraCAT's prior templates measure a system's preference: nothing is shown as correct and the
+    label question is not asked (a reviewer would otherwise grade a convention)."""
+    import dataclasses
+
+    from lingtest.review.views import questions
+
+    prior = dataclasses.replace(fx.contracat_case(), meta={"template": "0_priors/position", "prior": True})
+    item = review_item(prior, task="contrastive", group="0_priors/position")
+    assert not item.graded and [q.field for q in questions(item)] == ["well_formed"]
+    assert all("(correct)" not in b.title for b in item.blocks) and "no candidate is correct" in item.blocks[-3].title
+    assert item.expected.startswith("none: a prior template")
+    graded = review_item(fx.contracat_case(), task="contrastive", group="0_priors/position")
+    assert graded.graded and [q.field for q in questions(graded)] == ["well_formed", "label_correct"]
