@@ -91,3 +91,18 @@ def test_the_tin_release_materialises_from_the_conll2003_mirror(tmp_path: Path,
     suite = lingtest.load_suite(release)
     assert suite.info.materialized and suite.sources is not None and len(suite.sources) == 20
     assert all(s["tokens"] for s in suite.sources)
+
+
+def test_a_key_the_release_did_not_record_takes_the_current_value_with_a_warning() -> None:
+    """A release records its whole configuration; a key lingtest gained since takes today's value (said
+    in a warning), and every recorded value wins."""
+    from omegaconf import OmegaConf
+
+    from lingtest.harness.running import generation_config
+
+    current = OmegaConf.create({"tin": {"seed": 1, "shuffle": {"samples": 8, "whole_phrases": True}}})
+    recorded = {"tin": {"seed": 13, "shuffle": {"samples": 4}}}
+    with pytest.warns(UserWarning, match=r"records no value for tin\.shuffle\.whole_phrases"):
+        merged = generation_config(recorded, current, "tin-toy")
+    assert merged.tin.seed == 13 and merged.tin.shuffle.samples == 4 and merged.tin.shuffle.whole_phrases is True
+    assert generation_config(None, current, "x") is current

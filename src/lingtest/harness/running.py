@@ -191,6 +191,35 @@ def sample_sources(sources: Sequence[dict[str, Any]], limit: int | None, seed: i
     return [sources[i] for i in sorted(random.Random(seed).sample(range(len(sources)), limit))]
 
 
+def generation_config(recorded: Mapping[str, Any] | None, current: Any, name: str) -> Any:
+    """The configuration a release of sources generates with: the one it recorded, where a key that
+    lingtest has gained since (a new option of a transformation, say) takes the current configuration's
+    value, with a warning naming the keys; without a recorded configuration, the current one."""
+    import warnings
+
+    from omegaconf import OmegaConf
+
+    if not recorded:
+        return current
+    base = OmegaConf.to_container(current, resolve=True)
+    assert isinstance(base, dict)
+    added = sorted(set(_leaves(base)) - set(_leaves(dict(recorded))))
+    merged = OmegaConf.merge(OmegaConf.create(base), OmegaConf.create(dict(recorded)))
+    if added:
+        shown = ", ".join(added[:8]) + (f" and {len(added) - 8} more" if len(added) > 8 else "")
+        warnings.warn(f"release {name} records no value for {shown}: the current configuration's is used",
+                      stacklevel=3)
+    return merged
+
+
+def _leaves(d: Mapping[Any, Any], prefix: str = "") -> list[str]:
+    out = []
+    for k, v in d.items():
+        key = f"{prefix}{k}"
+        out += _leaves(v, key + ".") if isinstance(v, Mapping) and v else [key]
+    return out
+
+
 def run_sources(suite: Any, system: Any, *, limit: int | None = None, seed: int = 0,
                 options: Mapping[str, Any] | None = None, batch_size: int | None = None, config: Any = None,
                 progress: bool | None = None, labels: Any = None) -> Results:
@@ -200,8 +229,6 @@ def run_sources(suite: Any, system: Any, *, limit: int | None = None, seed: int 
     against gold. The system is resolved, checked and cached once for both steps."""
     import dataclasses
     from collections import Counter
-
-    from omegaconf import OmegaConf
 
     from lingtest.harness.derive import expectation_name, group_of
     from lingtest.harness.generators import GENERATORS
@@ -222,7 +249,7 @@ def run_sources(suite: Any, system: Any, *, limit: int | None = None, seed: int 
     from lingtest.harness.export import check_predictions_cover
 
     check_predictions_cover(suite, system, config=cfg)  # a predictions file cannot answer generated cases
-    recorded = OmegaConf.create(suite.config) if suite.config else cfg
+    recorded = generation_config(suite.config, cfg, info.name)
     task = get_task(info.task)
     owners: dict[str, list[tuple[str, str]]] = {}
     for s in sources:
