@@ -109,56 +109,19 @@ class Run:
 
 def is_run_dir(path: str | Path) -> bool:
     """A folder written by ``lingtest run``: it holds ``results.jsonl`` and ``summary.json``."""
-    p = Path(path)
-    return p.is_dir() and (p / RESULTS_FILE).is_file() and (p / SUMMARY_FILE).is_file()
+    from lingtest.harness.results import is_run_folder
+
+    return is_run_folder(path)
 
 
 def load_run(path: str | Path) -> Run:
-    """Read a run folder; errors name the file, line and field."""
-    from lingtest.data.io import read_header
+    """Read a run folder (:func:`lingtest.harness.results.read_run_folder`); errors name the file, line
+    and field."""
+    from lingtest.harness.results import read_run_folder
 
-    folder = Path(path)
-    results, summary_path = folder / RESULTS_FILE, folder / SUMMARY_FILE
-    if not is_run_dir(folder):
-        raise InputError(f"not a run folder of `lingtest run` (needs {RESULTS_FILE} and {SUMMARY_FILE})", path=folder)
-    header = read_header(results)
-    if header.get("kind") != RESULTS_KIND:
-        raise InputError(f"expected records of kind {RESULTS_KIND!r}, found {header.get('kind')!r}",
-                         path=results, line=1, field="kind")
-    try:
-        summary = json.loads(summary_path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise InputError(f"invalid JSON ({exc.msg})", path=summary_path, line=exc.lineno) from None
-    if not isinstance(summary, dict):
-        raise InputError("expected a JSON object", path=summary_path)
-    cases: list[CaseOutcome] = []
-    seen: set[str] = set()
-    with open(results, encoding="utf-8") as fh:
-        fh.readline()
-        for lineno, line in enumerate(fh, start=2):
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"invalid JSON ({exc.msg})", path=results, line=lineno) from None
-            cases.append(_outcome(rec, results, lineno, seen))
-    return Run(str(folder), header, summary, cases)
-
-
-def _outcome(rec: Any, path: Path, lineno: int, seen: set[str]) -> CaseOutcome:
-    if not isinstance(rec, dict):
-        raise InputError("expected a JSON object", path=path, line=lineno)
-    for name, kind in (("id", str), ("group", str), ("passed", bool)):
-        if name not in rec:
-            raise InputError("missing required field", path=path, line=lineno, field=name)
-        if not isinstance(rec[name], kind):
-            raise InputError(f"expected {kind.__name__}, got {type(rec[name]).__name__}", path=path, line=lineno,
-                             field=name)
-    if rec["id"] in seen:
-        raise InputError(f"case {rec['id']!r} appears twice", path=path, line=lineno, field="id")
-    seen.add(rec["id"])
-    return CaseOutcome(rec["id"], rec["group"], rec["passed"], rec.get("inputs"), rec.get("prediction"))
+    header, summary, records = read_run_folder(path)
+    cases = [CaseOutcome(r["id"], r["group"], r["passed"], r.get("inputs"), r.get("prediction")) for r in records]
+    return Run(str(Path(path)), header, summary, cases)
 
 
 def suite_mismatch(a: Run, b: Run) -> str | None:

@@ -134,3 +134,59 @@ class Results:
         write_jsonl(out / RESULTS_FILE, self.records(), kind=RESULTS_KIND, meta=meta)
         write_json(out / SUMMARY_FILE, self.summary_dict())
         return out
+
+
+def is_run_folder(path: str | Path) -> bool:
+    """A folder :meth:`Results.save` (``lingtest run --out``) wrote: it holds ``results.jsonl`` and
+    ``summary.json``."""
+    p = Path(path)
+    return p.is_dir() and (p / RESULTS_FILE).is_file() and (p / SUMMARY_FILE).is_file()
+
+
+def read_run_folder(folder: str | Path) -> tuple[dict[str, Any], dict[str, Any], list[dict[str, Any]]]:
+    """(the ``results.jsonl`` header, ``summary.json``, the result records) of a run folder, checked:
+    every record an object with a string ``id`` and ``group`` and a boolean ``passed``, no id twice;
+    an error names the file, the line and the field."""
+    import json
+
+    from lingtest.data.io import read_header
+    from lingtest.errors import InputError
+
+    path = Path(folder).expanduser()
+    if not is_run_folder(path):
+        raise InputError(f"not a folder of `lingtest run` (it needs {RESULTS_FILE} and {SUMMARY_FILE})", path=path)
+    results, summary_path = path / RESULTS_FILE, path / SUMMARY_FILE
+    header = read_header(results)
+    if header.get("kind") != RESULTS_KIND:
+        raise InputError(f"expected records of kind {RESULTS_KIND!r}, found {header.get('kind')!r}", path=results,
+                         line=1, field="kind")
+    try:
+        summary = json.loads(summary_path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise InputError(f"invalid JSON ({exc.msg})", path=summary_path, line=exc.lineno) from None
+    if not isinstance(summary, dict):
+        raise InputError("expected a JSON object", path=summary_path)
+    records: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    with open(results, encoding="utf-8") as fh:
+        fh.readline()
+        for lineno, line in enumerate(fh, start=2):
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InputError(f"invalid JSON ({exc.msg})", path=results, line=lineno) from None
+            if not isinstance(rec, dict):
+                raise InputError("expected a JSON object", path=results, line=lineno)
+            for name, kind in (("id", str), ("group", str), ("passed", bool)):
+                if name not in rec:
+                    raise InputError("missing required field", path=results, line=lineno, field=name)
+                if not isinstance(rec[name], kind):
+                    raise InputError(f"expected {kind.__name__}, got {type(rec[name]).__name__}", path=results,
+                                     line=lineno, field=name)
+            if rec["id"] in seen:
+                raise InputError(f"case {rec['id']!r} appears twice", path=results, line=lineno, field="id")
+            seen.add(rec["id"])
+            records.append(rec)
+    return header, summary, records

@@ -4,7 +4,6 @@ runs of the same suite (the same sha256) a :class:`Comparison` of the cases whos
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,33 +53,16 @@ class Run:
         return str(self.system.get("name") or self.system.get("spec") or self.header.get("system") or "system")
 
 
-def _record(d: dict[str, Any]) -> dict[str, Any]:
-    for key in ("id", "passed"):
-        if key not in d:
-            raise KeyError(key)
-    return d
-
-
 def read_run(folder: str | Path) -> Run:
-    """The run in ``folder`` (a folder ``lingtest run --out`` wrote)."""
-    from lingtest.data.io import read_header, read_jsonl
-    from lingtest.harness.results import RESULTS_FILE, RESULTS_KIND, SUMMARY_FILE
+    """The run in ``folder`` (a folder ``lingtest run --out`` wrote; read by
+    :func:`lingtest.harness.results.read_run_folder`)."""
+    from lingtest.harness.results import read_run_folder
 
     path = Path(folder).expanduser()
     if not path.is_dir():
         raise InputError("not a folder: give the folder `lingtest run --out DIR` wrote", path=path)
-    results, summary = path / RESULTS_FILE, path / SUMMARY_FILE
-    for f in (results, summary):
-        if not f.is_file():
-            raise InputError(f"{f.name} is missing: not a folder of `lingtest run`", path=path)
-    try:
-        data = json.loads(summary.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise InputError(f"invalid JSON ({exc.msg})", path=summary, line=exc.lineno) from None
-    if not isinstance(data, dict):
-        raise InputError("expected a JSON object", path=summary)
-    records = list(read_jsonl(results, _record, kind=RESULTS_KIND))
-    return Run(path=path, summary=data, header=read_header(results), records=records, label=path.name)
+    header, summary, records = read_run_folder(path)
+    return Run(path=path, summary=summary, header=header, records=records, label=path.name)
 
 
 def label_runs(runs: Sequence[Run]) -> None:
