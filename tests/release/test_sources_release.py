@@ -37,11 +37,11 @@ def test_info_of_a_sources_release(suite: Suite) -> None:
 
 
 def test_run_generates_for_the_system_and_grades_against_gold(suite: Suite, tmp_path: Path) -> None:
-    results = suite.run(ontonotes_tagger, labels="ontonotes", config=["systems.cache=false"], progress=False)
+    results = suite.run(ontonotes_tagger, labels="ontonotes", config=OVERRIDES, progress=False)
     assert len(results) > 0 and results.run["sources"] == 4
     assert {c.meta.get("system") for c in results.cases} == {results.system["name"]}
     # the cases come from this system's predictions: a tagger that finds nothing gets no shuffle cases
-    silent = suite.run(silent_tagger, labels="ontonotes", config=["systems.cache=false"], progress=False)
+    silent = suite.run(silent_tagger, labels="ontonotes", config=OVERRIDES, progress=False)
     shuffles = {c.provenance.transformation for c in results.cases} - {c.provenance.transformation
                                                                        for c in silent.cases}
     assert shuffles, "the transformations that depend on predicted entities made no case for the silent tagger"
@@ -54,7 +54,7 @@ def test_run_generates_for_the_system_and_grades_against_gold(suite: Suite, tmp_
 
 
 def test_without_labels_the_run_says_how_to_grade(suite: Suite) -> None:
-    results = suite.run(ontonotes_tagger, config=["systems.cache=false"], progress=False)
+    results = suite.run(ontonotes_tagger, config=OVERRIDES, progress=False)
     assert results.gold == {"graded": False, "reason": results.gold["reason"]}
     assert "--labels" in results.gold["reason"]
 

@@ -194,7 +194,9 @@ def sample_sources(sources: Sequence[dict[str, Any]], limit: int | None, seed: i
 def generation_config(recorded: Mapping[str, Any] | None, current: Any, name: str) -> Any:
     """The configuration a release of sources generates with: the one it recorded, where a key that
     lingtest has gained since (a new option of a transformation, say) takes the current configuration's
-    value, with a warning naming the keys; without a recorded configuration, the current one."""
+    value, with a warning naming the keys; without a recorded configuration, the current one. (A key the
+    release left out on purpose, such as a transformation switched off with ``~``, also comes back from
+    the current configuration when that has it: the warning names it.)"""
     import warnings
 
     from omegaconf import OmegaConf

@@ -44,6 +44,7 @@ from lingtest.data.model import Entity, TestCase
 from lingtest.errors import InputError
 from lingtest.systems.ner import TASK
 from lingtest.tin.grading import EntityMapper, labels_mapper
+from lingtest.tin.mutant import MR1, MR2
 
 __all__ = ["generate", "generate_for_sources", "grade", "label_mapper"]
 
@@ -478,6 +479,10 @@ class TinGenerator:
               config: Any) -> dict[str, Any] | None:
         """The run graded against gold, or why not: without ``labels`` (the system's label scheme, a
         mapping or a file) a system's labels cannot be compared with gold."""
+        from lingtest.harness.derive import expectation_name
+
+        if not cases or not all(expectation_name(c.expected) in (MR1, MR2) and "alignment" in c.meta for c in cases):
+            return None  # not TIN's mutants (no relation of TIN's, no token alignment): nothing to grade
         if labels is None:
             return {"graded": False, "reason": "the system declares no label scheme: give its labels "
                                                "(--labels conll, a mapping or a YAML/JSON file of one)"}
