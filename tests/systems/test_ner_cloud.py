@@ -69,7 +69,7 @@ class FakeSession:
 def azure_system(session, **over):
     opts = dict(endpoint="https://myres.cognitiveservices.azure.com/", language="en",
                 model_version="2021-06-01", documents_per_request=5, timeout_s=30, max_retries=2,
-                session=session)
+                backoff_s=1.0, max_backoff_s=30.0, session=session)
     return AzureNERSystem(**{**opts, **over})
 
 
@@ -119,6 +119,34 @@ def test_azure_batches_retries_and_fails_loudly(azure_rec, monkeypatch):
         azure_system(FakeSession(*[FakeResponse(503)] * 3)).predict(toks)
     with pytest.raises(SystemFailure, match="HTTP 401"):
         azure_system(FakeSession(FakeResponse(401, {"error": {"code": "401"}}))).predict(toks)
+
+
+def test_azure_waits_are_capped_and_follow_retry_after(azure_rec, monkeypatch):
+    monkeypatch.setenv("AZURE_LANGUAGE_KEY", "k")
+    waits: list[float] = []
+    monkeypatch.setattr(azure_mod.time, "sleep", waits.append)
+    toks = tokens_of(azure_rec["request"])
+    ok = FakeResponse(200, azure_rec["response"])
+    # an hour asked for, an unreadable value, an HTTP date in the past, then seconds within the cap
+    session = FakeSession(FakeResponse(429, headers={"Retry-After": "3600"}),
+                          FakeResponse(503, headers={"Retry-After": "soon"}),
+                          FakeResponse(429, headers={"Retry-After": "Wed, 21 Oct 2015 07:28:00 GMT"}),
+                          FakeResponse(429, headers={"Retry-After": "2.5"}), ok)
+    assert azure_system(session, max_retries=4, max_backoff_s=30.0).predict(toks) == EXPECTED_AZURE
+    assert waits == [30.0, 2.0, 0.0, 2.5]  # capped; backoff 1*2**1 for the unreadable one
+    waits.clear()
+
+    class Refused:
+        requests: list = []
+
+        def post(self, *a, **k):
+            raise ConnectionError("refused")
+
+    with pytest.raises(SystemFailure, match="refused"):
+        azure_system(Refused(), max_retries=3, backoff_s=4.0, max_backoff_s=10.0).predict(toks)
+    assert waits == [4.0, 8.0, 10.0]
+    with pytest.raises(ValueError, match="backoff_s"):
+        azure_system(FakeSession(), backoff_s=5.0, max_backoff_s=1.0)
 
 
 def test_azure_document_errors_and_bad_responses(fixtures_dir, azure_rec):

@@ -7,8 +7,10 @@ from the ``endpoint`` option or ``$AZURE_LANGUAGE_ENDPOINT``. Sentences are sent
 at a time (the service takes at most 5 per NER request) with ``stringIndexType=UnicodeCodePoint``,
 so offsets are Python string indices; the label of an entity is its ``category`` (TIN's choice:
 ``Person``, ``Location``, ``Organization``, ``Event``, ...; the subcategory is ignored). A throttled
-(429) or failed (5xx) request is retried ``max_retries`` times, waiting ``Retry-After`` seconds or
-an exponential backoff; any other failure, and any per-document error, is a
+(429) or failed (5xx) request, and a connection error or timeout, is retried ``max_retries`` times,
+waiting the server's ``Retry-After`` (seconds or an HTTP date) or ``backoff_s * 2**attempt``, never
+more than ``max_backoff_s`` (the rules of :func:`lingtest.systems.generic.http.retry_wait`, so a
+server asking for an hour cannot stall a run); any other failure, and any per-document error, is a
 :class:`~lingtest.errors.SystemFailure` (nothing of that batch is cached). :func:`parse_response` is
 what the tests exercise on recorded responses.
 """
@@ -22,6 +24,7 @@ from typing import Any
 
 from lingtest.data.model import Entity
 from lingtest.errors import InputError, MissingResourceError, SystemFailure
+from lingtest.systems.generic.http import retry_after_seconds, retry_wait
 from lingtest.systems.ner.base import NERSystem, Tokens
 from lingtest.systems.ner.cloud import CharEntity, char_entities_to_tokens
 from lingtest.systems.ner.spans import join_tokens
@@ -92,7 +95,9 @@ class AzureNERSystem(NERSystem):
     """Azure's general NER. ``endpoint``: the resource endpoint (``None``: ``$<endpoint_env>``);
     ``key_env``: the environment variable that holds the key; ``language``: the documents' language;
     ``model_version``: the service's model (``latest`` moves: pin a dated version for cached results
-    that stay comparable); ``documents_per_request`` (1-5), ``timeout_s``, ``max_retries``: transport.
+    that stay comparable); ``documents_per_request`` (1-5), ``timeout_s`` (connection and each read),
+    ``max_retries``, ``backoff_s`` and ``max_backoff_s`` (the longest wait, ``Retry-After`` included):
+    transport.
     ``session``: a ``requests.Session``-like object (tests; default: a new ``requests.Session``)."""
 
     name = "azure_ner"
@@ -100,19 +105,24 @@ class AzureNERSystem(NERSystem):
     label_scheme = "azure"
 
     def __init__(self, endpoint: str | None = None, *, language: str, model_version: str,
-                 documents_per_request: int, timeout_s: float, max_retries: int,
+                 documents_per_request: int, timeout_s: float, max_retries: int, backoff_s: float,
+                 max_backoff_s: float,
                  endpoint_env: str = "AZURE_LANGUAGE_ENDPOINT", key_env: str = "AZURE_LANGUAGE_KEY",
                  session: Any = None) -> None:
         if not 1 <= int(documents_per_request) <= MAX_DOCUMENTS:
             raise ValueError(f"documents_per_request must be 1..{MAX_DOCUMENTS}, got {documents_per_request}")
         if int(max_retries) < 0:
             raise ValueError(f"max_retries must be >= 0, got {max_retries}")
+        if not 0 <= float(backoff_s) <= float(max_backoff_s):
+            raise ValueError(f"need 0 <= backoff_s <= max_backoff_s, got {backoff_s} and {max_backoff_s}")
         self.endpoint = endpoint
         self.language = language
         self.model_version = model_version
         self.documents_per_request = int(documents_per_request)
         self.timeout_s = float(timeout_s)
         self.max_retries = int(max_retries)
+        self.backoff_s = float(backoff_s)
+        self.max_backoff_s = float(max_backoff_s)
         self.endpoint_env = endpoint_env
         self.key_env = key_env
         self._session = session
@@ -129,6 +139,9 @@ class AzureNERSystem(NERSystem):
                 f"(${self.key_env}) of an Azure AI Language resource")
         return endpoint.rstrip("/"), key
 
+    def _wait(self, attempt: int, retry_after: float | None) -> float:
+        return retry_wait(attempt, retry_after, backoff_s=self.backoff_s, max_backoff_s=self.max_backoff_s)
+
     def _post(self, url: str, key: str, params: dict[str, str], body: dict) -> Any:
         if self._session is None:
             import requests
@@ -142,13 +155,12 @@ class AzureNERSystem(NERSystem):
             except OSError as exc:  # requests' ConnectionError/Timeout are OSErrors
                 if attempt == self.max_retries:
                     raise SystemFailure(f"Azure NER request failed: {exc}") from exc
-                time.sleep(2.0 ** attempt)
+                time.sleep(self._wait(attempt, None))
                 continue
             if resp.status_code == 200:
                 return resp.json()
             if resp.status_code in RETRY_STATUS and attempt < self.max_retries:
-                wait = resp.headers.get("Retry-After")
-                time.sleep(float(wait) if wait and wait.replace(".", "", 1).isdigit() else 2.0 ** attempt)
+                time.sleep(self._wait(attempt, retry_after_seconds(resp.headers.get("Retry-After"))))
                 continue
             raise SystemFailure(f"Azure NER answered HTTP {resp.status_code}: {resp.text[:300]}")
         raise AssertionError("unreachable")
