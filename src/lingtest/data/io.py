@@ -177,7 +177,9 @@ def read_header(path: str | Path) -> dict[str, Any]:
 
 
 def read_jsonl(path: str | Path, decode: Callable[[dict[str, Any]], T], *, kind: str | None = None) -> Iterator[T]:
-    """Yield decoded records; errors name the file, line and missing field."""
+    """Yield decoded records; errors name the file, line and missing field. ``decode`` may raise
+    :class:`InputError` naming the field (the file and line are filled in), ``KeyError`` for a missing
+    field, or ``TypeError``/``ValueError`` for a wrong value."""
     header = read_header(path)
     if kind is not None and header.get("kind") != kind:
         raise InputError(f"expected records of kind {kind!r}, found {header.get('kind')!r}",
@@ -193,6 +195,8 @@ def read_jsonl(path: str | Path, decode: Callable[[dict[str, Any]], T], *, kind:
                 raise InputError(f"invalid JSON ({exc.msg})", path=path, line=lineno) from None
             try:
                 yield decode(d)
+            except InputError as exc:
+                raise InputError(exc.reason, path=path, line=lineno, field=exc.field) from None
             except KeyError as exc:
                 raise InputError("missing required field", path=path, line=lineno, field=str(exc.args[0])) from None
             except (TypeError, ValueError) as exc:

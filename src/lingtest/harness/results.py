@@ -149,7 +149,7 @@ def read_run_folder(folder: str | Path) -> tuple[dict[str, Any], dict[str, Any],
     an error names the file, the line and the field."""
     import json
 
-    from lingtest.data.io import read_header
+    from lingtest.data.io import read_header, read_jsonl
     from lingtest.errors import InputError
 
     path = Path(folder).expanduser()
@@ -166,27 +166,20 @@ def read_run_folder(folder: str | Path) -> tuple[dict[str, Any], dict[str, Any],
         raise InputError(f"invalid JSON ({exc.msg})", path=summary_path, line=exc.lineno) from None
     if not isinstance(summary, dict):
         raise InputError("expected a JSON object", path=summary_path)
-    records: list[dict[str, Any]] = []
     seen: set[str] = set()
-    with open(results, encoding="utf-8") as fh:
-        fh.readline()
-        for lineno, line in enumerate(fh, start=2):
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"invalid JSON ({exc.msg})", path=results, line=lineno) from None
-            if not isinstance(rec, dict):
-                raise InputError("expected a JSON object", path=results, line=lineno)
-            for name, kind in (("id", str), ("group", str), ("passed", bool)):
-                if name not in rec:
-                    raise InputError("missing required field", path=results, line=lineno, field=name)
-                if not isinstance(rec[name], kind):
-                    raise InputError(f"expected {kind.__name__}, got {type(rec[name]).__name__}", path=results,
-                                     line=lineno, field=name)
-            if rec["id"] in seen:
-                raise InputError(f"case {rec['id']!r} appears twice", path=results, line=lineno, field="id")
-            seen.add(rec["id"])
-            records.append(rec)
+
+    def record(rec: Any) -> dict[str, Any]:
+        if not isinstance(rec, dict):
+            raise InputError("expected a JSON object")
+        for name, kind in (("id", str), ("group", str), ("passed", bool)):
+            if name not in rec:
+                raise InputError("missing required field", field=name)
+            if not isinstance(rec[name], kind):
+                raise InputError(f"expected {kind.__name__}, got {type(rec[name]).__name__}", field=name)
+        if rec["id"] in seen:
+            raise InputError(f"case {rec['id']!r} appears twice", field="id")
+        seen.add(rec["id"])
+        return rec
+
+    records = list(read_jsonl(results, record))
     return header, summary, records
