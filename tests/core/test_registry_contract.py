@@ -140,6 +140,9 @@ CONTRACTS: dict[str, Contract] = {
     "tin transformation": Contract(lambda c: isinstance(getattr(c, "Config", None), type)
                                    and isinstance(getattr(c, "label", None), str), _transformation_options,
                                    build=False),
+    "crest baseline": Contract(lambda c: isinstance(getattr(c, "Config", None), type)
+                               and callable(getattr(c, "generate", None)),
+                               lambda conf, name: _plain(conf.crest_baselines)[name], build=False),
 }
 ENTRIES = [(title, name) for title in REGISTRIES if title != "system under test"
            for name in registry(title).names()]

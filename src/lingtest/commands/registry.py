@@ -24,6 +24,7 @@ REGISTRIES: dict[str, tuple[str, str]] = {
     "fill proposer": ("lingtest.resources.fill", "FILL_PROPOSERS"),
     "s2lct fill proposer": ("lingtest.s2lct.components", "FILL_PROPOSERS"),
     "tin transformation": ("lingtest.tin.transformations", "TRANSFORMATIONS"),
+    "crest baseline": ("lingtest.crest.baselines", "BASELINES"),
 }
 
 
