@@ -2,7 +2,7 @@
 (:class:`lingtest.systems.contrastive.causal_lm.CausalLMContrastiveScorer`, Gemma-3-270M) with packed
 shared-prefix scoring vs naive per-candidate scoring, on a seeded sample of ContraPro (the mirror's
 grouped files). Both must make the same choices (the best-scoring candidate of every example); the
-largest score difference is reported too. Target (issue 12): shared >= 3x naive and >= 25 examples/s on
+largest score difference is reported too. Target: shared >= 3x naive and >= 25 examples/s on
 the 2-core machine.
 
     .venv/bin/python -W ignore bench/bench_contrastive.py [--n 60] [--seed 0] [--template en|de]

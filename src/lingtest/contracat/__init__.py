@@ -1,4 +1,4 @@
-"""ContraCAT (issue 12): contrastive coreference analytical templates for EN->DE pronoun translation.
+"""ContraCAT: contrastive coreference analytical templates for EN->DE pronoun translation.
 
 * :mod:`~lingtest.contracat.config` - the typed configuration (``cfg.contracat``);
 * :mod:`~lingtest.contracat.components` - the configured vocabulary and template definitions;

@@ -1,4 +1,4 @@
-"""Stage bodies of ContraCAT (issue 12); paths from ``cfg.paths.contracat``, knobs from ``cfg.contracat``
+"""Stage bodies of ContraCAT; paths from ``cfg.paths.contracat``, knobs from ``cfg.contracat``
 (:class:`~lingtest.contracat.config.ContracatConfig`).
 
 * ``generate_stage``: the vocabulary (``contracat.vocabulary``: the release's ``vocabulary/*.json``,

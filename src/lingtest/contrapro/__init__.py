@@ -1,4 +1,4 @@
-"""Pronoun translation EN->DE (issue 12): ContraPro's contrastive evaluation and the three context-side
+"""Pronoun translation EN->DE: ContraPro's contrastive evaluation and the three context-side
 attacks of Krojer/Stojanovski/Peskov/Fraser (phrase addition, possessive extension, synonym
 replacement), as a library of pure functions; stages come from :mod:`lingtest.contrapro.stages`.
 

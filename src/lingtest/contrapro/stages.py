@@ -1,4 +1,4 @@
-"""Stage bodies of the ContraPro attacks (issue 12); paths from ``cfg.paths.contrapro``, knobs from
+"""Stage bodies of the ContraPro attacks; paths from ``cfg.paths.contrapro``, knobs from
 ``cfg.contrapro`` (:class:`~lingtest.contrapro.config.ContraproConfig`).
 
 * ``generate_stage``: the prepared ContraPro examples with the metadata joined on

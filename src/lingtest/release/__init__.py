@@ -1,4 +1,4 @@
-"""Frozen releases of generated suites (issue 14).
+"""Frozen releases of generated suites.
 
 ``lingtest release SUITE --version X.Y.Z`` freezes a suite into ``releases/<suite>/<version>/``:
 Parquet (typed flat columns, nested payloads as JSON columns) and JSONL, a dataset card
