@@ -86,12 +86,17 @@ def test_a_missing_key_and_an_unregistered_entry_are_errors():
 
 
 def test_filter_thresholds_come_from_each_entry():
-    cfg = _cfg()
+    # a system listed in an entry's epsilon gets its own value, any other system the entry's default
+    eps = {"token": {"default": 0.0138, "minilm_ner": 0.01}, "phrase": {"default": 0.0132},
+           "structural": {"default": 0.0247, "minilm_ner": 0.02}, "shuffle": {"default": 0.0134}}
+    cfg = _cfg(transformations={name: {"epsilon": e} for name, e in eps.items()})
+    for name in eps:  # the merge adds to the configured values: keep exactly these
+        OmegaConf.update(cfg, f"tin.transformations.{name}.epsilon", eps[name], merge=False)
     conll = filter_config(TinConfig.from_config(cfg), "minilm_ner", GRID)
-    assert conll.epsilon == {"token": 0.01, "phrase": 0.01, "structural": 0.02, "shuffle": 0.01}
+    assert conll.epsilon == {"token": 0.01, "phrase": 0.0132, "structural": 0.02, "shuffle": 0.0134}
     assert conll.semantic_threshold == {"token": 0.45, "phrase": 0.45, "structural": None, "shuffle": None}
     other = filter_config(TinConfig.from_config(cfg), "spacy_sm", GRID)  # not listed: each entry's default
-    assert other.epsilon == {"token": 0.0, "phrase": 0.0, "structural": 0.0, "shuffle": 0.0}
+    assert other.epsilon == {"token": 0.0138, "phrase": 0.0132, "structural": 0.0247, "shuffle": 0.0134}
     assert other.weight_min == 0.6 and other.weight_mean == 0.4
     del cfg.tin.transformations.structural.epsilon["default"]
     with pytest.raises(ConfigError, match=r"structural\.epsilon: no value for system 'spacy_sm'"):

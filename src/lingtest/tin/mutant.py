@@ -17,7 +17,8 @@ MR2 = "tin-mr2"
 
 @dataclass(slots=True)
 class TinSource:
-    """A sentence to mutate: its words, PTB tags, lemmas and constituency tree (from the parse) and
+    """A sentence to mutate: its words, PTB tags, lemmas, constituency tree and dependencies (``heads``:
+    each token's head position, ``-1`` for the root; ``deps``: its label), all from the parse, and
     ``entities``, the system's prediction N(s) in its own labels (transformations avoid or move
     them). ``gold`` (CoNLL labels) is carried for grading only; no transformation reads it."""
 
@@ -28,10 +29,12 @@ class TinSource:
     lemmas: list[str | None] | None = None
     tree: Tree | None = None
     gold: list[Entity] | None = None
+    heads: list[int] | None = None
+    deps: list[str] | None = None
 
     def __post_init__(self) -> None:
         n = len(self.tokens)
-        for name in ("tags", "lemmas"):
+        for name in ("tags", "lemmas", "heads", "deps"):
             v = getattr(self, name)
             if v is not None and len(v) != n:
                 raise ValueError(f"source {self.id}: {len(v)} {name} for {n} tokens")
@@ -42,12 +45,17 @@ class TinSource:
     @classmethod
     def from_sentence(cls, id: str, sentence: Sentence, entities: Sequence[Entity],
                       gold: Sequence[Entity] | None = None) -> TinSource:
-        """From a parsed sentence (tags, lemmas, tree) and the system's entities."""
+        """From a parsed sentence (tags, lemmas, tree, dependencies) and the system's entities."""
         tags = [t.tag for t in sentence.tokens]
+        heads = [t.head for t in sentence.tokens]
+        deps = [t.dep for t in sentence.tokens]
+        parsed = all(h is not None for h in heads) and all(d is not None for d in deps)
         return cls(id=id, tokens=sentence.words, entities=sorted(entities),
                    tags=None if any(t is None for t in tags) else [str(t) for t in tags],
                    lemmas=[t.lemma for t in sentence.tokens], tree=sentence.tree,
-                   gold=None if gold is None else sorted(gold))
+                   gold=None if gold is None else sorted(gold),
+                   heads=[int(h) for h in heads] if parsed else None,  # type: ignore[arg-type]
+                   deps=[str(d) for d in deps] if parsed else None)
 
 
 @dataclass(slots=True)
