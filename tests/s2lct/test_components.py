@@ -35,7 +35,7 @@ def _proposer(cfg: Any, sentiment: Any) -> Any:
 
 
 def test_the_registry_holds_the_configured_kinds():
-    assert FILL_PROPOSERS.names() == ["lexicon_lm", "masked_lm"]
+    assert FILL_PROPOSERS.names() == ["lexicon_lm", "lm_next", "masked_lm"]
     assert list(get_args(Fill.model_fields["kind"].annotation)) == FILL_PROPOSERS.names()
     for name in FILL_PROPOSERS.names():
         cls = FILL_PROPOSERS.get(name)
@@ -51,18 +51,43 @@ def test_lexicon_lm_takes_every_option_from_conf(tmp_path, monkeypatch):
                 kind="document")
     scorers: list[Any] = []
     monkeypatch.setattr(FillParts, "lm_scorer", lambda self, dtype: scorers.append(dtype) or "SCORER")
-    cfg = _cfg(tmp_path, "s2lct.expansion.fill.lexicon.min_count=1")
+    cfg = _cfg(tmp_path, "s2lct.expansion.fill.kind=lexicon_lm", "s2lct.expansion.fill.lexicon.min_count=1")
     p = _proposer(cfg, Sentiment())
     assert isinstance(p, LexiconLMFillProposer) and p.scorer == "SCORER" and scorers == [None]
     fc = cfg.s2lct.expansion.fill
     assert (p.window, p.max_candidates) == (fc.lm_window, fc.lm_candidates) == (3, 15)  # the demo profile: 15
     assert p.lexicon.candidates("JJ") == ["red", "good"] and p.lexicon.candidates("VBD") == ["barked"]
     assert p.lexicon.candidates("DT") == ["a", "the"]  # s2lct.expansion.fill.lexicon.lowercase: true
-    kept = _proposer(_cfg(tmp_path, "s2lct.expansion.fill.lexicon.min_count=1",
+    kept = _proposer(_cfg(tmp_path, "s2lct.expansion.fill.kind=lexicon_lm", "s2lct.expansion.fill.lexicon.min_count=1",
                           "s2lct.expansion.fill.lexicon.lowercase=false"), Sentiment())
     assert kept.lexicon.candidates("DT") == ["The", "a"]
     assert p._candidates("JJ", ["a", mask_token("JJ")]) == ["red"]  # "good" fails the prefilter
     assert not p.prefilter("e-mail", "NN")  # s2lct.expansion.validate.alphanumeric
+
+
+def test_lm_next_takes_every_option_from_conf(tmp_path, monkeypatch):
+    from lingtest.resources.lm import CausalLMScorer
+    from lingtest.s2lct.fill import CausalNextWords, LMNextFillProposer
+    from tests.fakes.lm import tiny_gpt2
+
+    tagged = Sentence([Token(w) for w in "The good dog barked".split()],
+                      tree=Tree("S", [Tree(t, token=i) for i, t in enumerate("DT JJ NN VBD".split())]))
+    write_jsonl(tmp_path / "prepared" / "ptb_sample" / "all.jsonl", [Document("d", [tagged])], kind="document")
+    scorer = CausalLMScorer.from_model(*tiny_gpt2(["\u2581dog", "\u2581good", "s", "."]))
+    monkeypatch.setattr(FillParts, "lm_scorer", lambda self, dtype: scorer)
+    cfg = _cfg(tmp_path)  # the default kind
+    p = _proposer(cfg, Sentiment())
+    o = cfg.s2lct.expansion.fill.lm_next
+    assert isinstance(p, LMNextFillProposer) and p.scorer is scorer and isinstance(p.words, CausalNextWords)
+    assert (p.candidates, p.window, p.words.max_pieces) == (o.candidates, o.window, o.max_pieces)
+    assert p.tag_lexicon is not None and p.tag_lexicon.tags_of["dog"] == {"NN"}  # tag_filter: lower-cased
+    assert p.allowed("Cat", "NN") and not p.allowed("Dog", "VB")  # unknown words pass; known: their tags only
+    assert not p.allowed("good", "JJ") and not p.allowed("e-mail", "NN")  # the prefilter
+    assert p.words.pieces.starts[scorer.tokenizer.convert_tokens_to_ids("\u2581dog")]
+    assert p.words.known is not None and p.words.known("Dog") and not p.words.known("cat")  # not continued
+    assert p.tagger is None  # the expander gives it its tagger (build_expander)
+    none = _proposer(_cfg(tmp_path, "s2lct.expansion.fill.lm_next.tag_filter=null"), Sentiment())
+    assert none.tag_lexicon is None and none.allowed("Dog", "VB")
 
 
 def test_masked_lm_takes_every_option_from_conf(tmp_path):
@@ -73,7 +98,11 @@ def test_masked_lm_takes_every_option_from_conf(tmp_path):
 
 
 @pytest.mark.parametrize("override,match", [
-    ("s2lct.expansion.fill.kind=nope", r"s2lct\.expansion\.fill\.kind: Input should be 'lexicon_lm' or 'masked_lm'"),
+    ("s2lct.expansion.fill.kind=nope",
+     r"s2lct\.expansion\.fill\.kind: Input should be 'lexicon_lm', 'lm_next' or 'masked_lm'"),
+    ("+s2lct.expansion.fill.lm_next.candidate=3", r"s2lct\.expansion\.fill\.lm_next\.candidate: unknown key"),
+    ("~s2lct.expansion.validate.min_naturalness_drop",
+     r"s2lct\.expansion\.validate\.min_naturalness_drop: Field required"),
     ("+s2lct.expansion.fill.lm_windw=3", r"s2lct\.expansion\.fill\.lm_windw: unknown key"),
     ("+s2lct.expansion.fill.lexicon.maxpertag=3", r"s2lct\.expansion\.fill\.lexicon\.maxpertag: unknown key"),
     ("~s2lct.expansion.fill.lexicon.lowercase", r"s2lct\.expansion\.fill\.lexicon\.lowercase: Field required"),

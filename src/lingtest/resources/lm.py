@@ -3,7 +3,9 @@ fill-in candidates from masked LMs.
 
 * :class:`CausalLMScorer` — ``score(texts)`` is the sum of the token log-probabilities of each text,
   conditioned on a BOS token (so the first word is scored too); ``reduction="mean"`` gives the
-  per-token mean, :meth:`CausalLMScorer.token_logprobs` the individual tokens. Offline default:
+  per-token mean, :meth:`CausalLMScorer.token_logprobs` the individual tokens;
+  :meth:`CausalLMScorer.top_next_tokens` and :meth:`CausalLMScorer.greedy_continuations` read the
+  next-token distribution after a context (S2LCT's ``lm_next`` fills). Offline default:
   the packaged Gemma-3-270M, converted once by :func:`lingtest.resources.models.convert_gguf_model`.
 * :class:`MaskedLMScorer` — pseudo-log-likelihood (PLL, Salazar et al., 2020, "Masked Language
   Model Scoring"): every token is masked in turn and its log-probability read off, summed over
@@ -416,6 +418,148 @@ class CausalLMScorer:
                                                   token_ids=ids[1:], logprobs=lps))
                     out[gi] = scored
         return [list(o or []) for o in out]
+
+    # -- next tokens --------------------------------------------------------------------------------
+    def _context_ids(self, context: str) -> list[int]:
+        """The ids a next token is predicted after: BOS (when the scorer adds one), then the context's tokens
+        (an empty context: BOS alone; without BOS a ValueError)."""
+        ids = self._encode(context)
+        if not ids:
+            raise ValueError("an empty context without a BOS token has no next-token distribution")
+        return ids
+
+    def _head_logits(self, hidden):
+        """The output head's float32 logits of ``hidden`` (rows), soft-capped as the model's final logits are."""
+        import torch
+
+        logits = self.model.get_output_embeddings()(hidden).float()
+        cap = getattr(getattr(self.model, "config", None), "final_logit_softcapping", None)
+        return torch.tanh(logits / cap) * cap if cap else logits
+
+    def _last_hidden(self, seqs: list[list[int]]):
+        """The last layer's hidden state at the last token of each sequence (one right-padded batch)."""
+        import torch
+
+        ids, mask = _pad_right(seqs, self.pad_id)
+        out = self.model.base_model(input_ids=ids.to(self.device), attention_mask=mask.to(self.device),
+                                    use_cache=False)
+        rows = torch.arange(len(seqs), device=self.device)
+        last = torch.tensor([len(s) - 1 for s in seqs], dtype=torch.long, device=self.device)
+        return out.last_hidden_state[rows, last]
+
+    def top_next_tokens(self, contexts: Sequence[str], k: int, allowed: Any = None) -> list[list[tuple[int, float]]]:
+        """The ``k`` most probable next tokens after each context (``(token id, log-probability)``, best
+        first), among the ids where the boolean vocabulary mask ``allowed`` is true (``None``: every id). The
+        context is BOS then its tokens (an empty context: BOS alone); ``batch_size`` contexts per forward pass,
+        the output head applied at their last position only."""
+        import torch
+
+        contexts = _check_texts(contexts)
+        encoded = [self._context_ids(c) for c in contexts]
+        order = sorted(range(len(contexts)), key=lambda i: (len(encoded[i]), i))
+        out: list[list[tuple[int, float]]] = [[] for _ in contexts]
+        keep = None if allowed is None else torch.as_tensor(allowed, dtype=torch.bool)
+        with torch.inference_mode():
+            for batch in _batches(order, self.batch_size):
+                lp = torch.log_softmax(self._head_logits(self._last_hidden([encoded[i] for i in batch])), dim=-1).cpu()
+                if keep is not None:
+                    lp = lp.masked_fill(~keep[: lp.shape[-1]], -math.inf)
+                vals, idx = torch.topk(lp, min(int(k), lp.shape[-1]), dim=-1)
+                for row, i in enumerate(batch):
+                    out[i] = [(t, v) for t, v in zip(idx[row].tolist(), vals[row].tolist(), strict=True)
+                              if math.isfinite(v)]
+        return out
+
+    def _argmax_next(self, jobs: list[tuple[list[int], list[list[int]]]]) -> list[list[int]]:
+        """The most probable next token (greedy, over the whole vocabulary) after ``context + c`` for every
+        continuation ``c`` of each job ``(context ids, continuations)``: jobs that can be packed share their
+        context in packed forward passes (:func:`~lingtest.resources.lm_packing.pack_groups`), others go
+        through right-padded batches."""
+        import torch
+
+        out: list[list[int]] = [[] for _ in jobs]
+        packed: list[tuple[int, list[list[int]], int]] = []
+        for j, (ctx, conts) in enumerate(jobs):
+            seqs = [[*ctx, *c, self.pad_id] for c in conts]  # the pad: a target nobody reads
+            if conts and self._packable(seqs):
+                packed.append((j, seqs, len(ctx)))
+            elif conts:
+                full = [[*ctx, *c] for c in conts]
+                hid = torch.cat([self._last_hidden(full[s:s + self.batch_size])
+                                 for s in range(0, len(full), self.batch_size)])
+                out[j] = self._head_argmax(hid)
+        passes = plan_passes([(len(seqs), packed_size(seqs, p)) for _, seqs, p in packed],
+                             max_texts=self.group_batch_size, max_tokens=self.pack_tokens)
+        dev = self.device
+        for members in passes:
+            batch = [packed[m] for m in members]
+            pk = pack_groups([s for _, s, _ in batch], [p for _, _, p in batch], relative=True)
+            dtype = next(self.model.parameters()).dtype
+            res = self.model.base_model(input_ids=torch.tensor([pk.ids], dtype=torch.long, device=dev),
+                                        attention_mask=pk.additive_mask(dtype).to(dev),
+                                        position_ids=torch.tensor([pk.positions], dtype=torch.long, device=dev),
+                                        use_cache=False)
+            last: dict[int, int] = {}
+            for row, owner in zip(pk.head_rows, pk.owners, strict=True):  # each text's last row predicts the pad
+                last[owner] = row
+            ids = self._head_argmax(res.last_hidden_state[0][torch.tensor([last[r] for r in range(len(last))],
+                                                                        dtype=torch.long, device=dev)])
+            r = 0
+            for j, seqs, _ in batch:
+                out[j] = ids[r:r + len(seqs)]
+                r += len(seqs)
+        return out
+
+    def _head_argmax(self, hidden) -> list[int]:
+        """The id of the largest output-head logit of each hidden state, ``vocab_chunk`` columns at a time
+        (soft-capping keeps the order, so it is left out); equal logits: the lower id."""
+        import torch
+
+        head = self.model.get_output_embeddings()
+        if not isinstance(head, torch.nn.Linear):
+            return self._head_logits(hidden).argmax(dim=-1).tolist()
+        W, b = head.weight, head.bias
+        best_v = torch.full((hidden.shape[0],), -math.inf, device=hidden.device)
+        best_i = torch.zeros(hidden.shape[0], dtype=torch.long, device=hidden.device)
+        for v in range(0, W.shape[0], self.vocab_chunk):
+            lg = torch.nn.functional.linear(hidden, W[v:v + self.vocab_chunk],
+                                            None if b is None else b[v:v + self.vocab_chunk]).float()
+            m, i = lg.max(dim=-1)
+            better = m > best_v
+            best_v = torch.where(better, m, best_v)
+            best_i = torch.where(better, i + v, best_i)
+        return best_i.tolist()
+
+    def greedy_continuations(self, contexts: Sequence[str], starts: Sequence[Sequence[int]], extend: Any,
+                             max_tokens: int) -> list[list[list[int]]]:
+        """For each context and each of its start token ids: the start token, then the most probable next
+        token (greedy) for as long as it is one the boolean vocabulary mask ``extend`` allows, ``max_tokens``
+        tokens at most in all (a word's pieces after its first). Context as :meth:`top_next_tokens`."""
+        import torch
+
+        contexts = _check_texts(contexts)
+        if len(starts) != len(contexts):
+            raise ValueError(f"{len(starts)} lists of start tokens for {len(contexts)} contexts")
+        if max_tokens < 1:
+            raise ValueError(f"max_tokens must be positive, got {max_tokens}")
+        ok = torch.as_tensor(extend, dtype=torch.bool).tolist()
+        encoded = [self._context_ids(c) for c in contexts]
+        words = [[[int(t)] for t in s] for s in starts]
+        live = [[w for w in ws] for ws in words]  # the continuations still growing
+        with torch.inference_mode():
+            for _ in range(max_tokens - 1):
+                jobs = [(encoded[i], live[i]) for i in range(len(contexts))]
+                if not any(conts for _, conts in jobs):
+                    break
+                nxt = self._argmax_next(jobs)
+                for i, conts in enumerate(live):
+                    grown = []
+                    for w, t in zip(conts, nxt[i], strict=True):
+                        if 0 <= t < len(ok) and ok[t]:
+                            w.append(t)
+                            grown.append(w)
+                    live[i] = grown
+        return words
 
     def score_continuations(self, prefix: str, continuations: Sequence[str], *,
                             relative: bool = False) -> list[float]:

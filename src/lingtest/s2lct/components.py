@@ -24,19 +24,23 @@ from lingtest.parsing.cache import build_parser
 from lingtest.registry import Registry
 from lingtest.resources.scores import ScoreGrid
 from lingtest.s2lct.config import S2lctConfig
-from lingtest.s2lct.expand import Expander, ExpansionStats
+from lingtest.s2lct.expand import Acceptance, Expander, ExpansionStats, Naturalness
 from lingtest.s2lct.grammar import Node
 from lingtest.s2lct.predicates import Knowledge
 
 #: S2LCT's fill proposers by name (``s2lct.expansion.fill.kind``)
 FILL_PROPOSERS: Registry = Registry("s2lct fill proposer")
 FILL_PROPOSERS.register_lazy("lexicon_lm", "lingtest.s2lct.fill:LexiconLMFillProposer")
+FILL_PROPOSERS.register_lazy("lm_next", "lingtest.s2lct.fill:LMNextFillProposer")
 FILL_PROPOSERS.register_lazy("masked_lm", "lingtest.s2lct.fill:MaskedLMFill")
 
 #: the stage whose components these are (what a missing input's message names)
 GENERATE_STAGE = "s2lct_generate"
 #: the stage that writes ``paths.<kind>/<corpus>/`` (``prepare@<corpus>``, ``parse@<corpus>``)
 PRODUCERS = {"prepared": "prepare", "parsed": "parse"}
+#: the causal-LM scorers built in this process, by their ``resources`` section (the fill proposer and the
+#: naturalness check share one model)
+_SCORERS: dict[str, Any] = {}
 
 
 def read_documents(ctx: StageContext, kind: Literal["prepared", "parsed"], corpus: str,
@@ -118,12 +122,16 @@ class FillParts:
         """A causal-LM scorer of ``resources.lm`` computing in ``dtype`` (null: ``resources.lm.dtype``)."""
         from omegaconf import OmegaConf
 
+        from lingtest.config import to_plain
         from lingtest.resources.lm import scorer_from_config
 
         res = self.ctx.cfg.resources
         if dtype:
             res = OmegaConf.merge(res, {"lm": {"dtype": str(dtype)}})
-        return scorer_from_config(res)
+        key = json.dumps(to_plain(res), sort_keys=True, default=str)
+        if key not in _SCORERS:
+            _SCORERS[key] = scorer_from_config(res)
+        return _SCORERS[key]
 
 
 def build_proposer(ctx: StageContext, config: S2lctConfig, sentiment: Any) -> Any:
@@ -160,17 +168,52 @@ def tagger_of(parser: Any) -> Callable[[list[list[str]]], list[list[str]]]:
     return tag
 
 
+def trees_of(parser: Any) -> Callable[[list[list[str]]], list[Node | None]]:
+    """The parser's constituency trees of tokenised sentences (function tags stripped); ``None`` for a
+    sentence it gives no tree of, or whose tokens are not the words given."""
+    from lingtest.s2lct.grammar import node_from_tree
+
+    def trees(sentences: list[list[str]]) -> list[Node | None]:
+        out: list[Node | None] = []
+        for words, s in zip(sentences, parser.parse(sentences), strict=True):
+            same = [t.text for t in s.tokens] == list(words)
+            out.append(node_from_tree(s.tree, words) if s.tree is not None and same else None)
+        return out
+
+    return trees
+
+
+def acceptance_of(ctx: StageContext, config: S2lctConfig, parser: Any) -> Acceptance:
+    """The acceptance rules of ``s2lct.expansion.validate``: the production check with ``parser``'s trees, the
+    naturalness check with the causal LM of ``resources.lm`` (the fill proposer's model: one per process) on the
+    grid of ``resources.score_decimals``."""
+    v = config.expansion.validation
+    naturalness = None
+    if v.min_naturalness_drop is not None:
+        parts = FillParts(ctx, lambda _w, _t: True)
+        naturalness = Naturalness(parts.lm_scorer(None), grid=parts.score_grid, min_drop=v.min_naturalness_drop)
+    return Acceptance(boundary_repeat=v.boundary_repeat, trees=trees_of(parser) if v.production else None,
+                      naturalness=naturalness)
+
+
 def build_expander(ctx: StageContext, config: S2lctConfig, sentiment: Any, parser: Any = None) -> Expander:
-    """The configured Algorithm-1 expander (reference grammar, fill proposer, the tagger of ``parser``; none
-    given: of the configured parser, built here)."""
+    """The configured Algorithm-1 expander (reference grammar, fill proposer, the tagger and trees of
+    ``parser``; none given: of the configured parser, built here); a proposer that tags its words in context
+    (:class:`~lingtest.s2lct.fill.TagsInContext`) gets the same tagger."""
+    from lingtest.s2lct.fill import TagsInContext
     from lingtest.s2lct.grammar import ReferenceCFG
 
     ec = config.expansion
     if parser is None:
         parser = build_parser(ctx.cfg.parser)
-    return Expander(ReferenceCFG(reference_trees(ctx, config)), build_proposer(ctx, config, sentiment),
-                    tagger_of(parser), top_masks=ec.top_masks, max_masks=ec.max_masks, max_masked=ec.max_masked,
-                    top_k=ec.fill.top_k, max_tries=ec.validation.max_tries, keep=ec.validation.keep, seed=config.seed)
+    tagger = tagger_of(parser)
+    proposer = build_proposer(ctx, config, sentiment)
+    if isinstance(proposer, TagsInContext):
+        proposer.tagger = tagger  # its words' tags in context, before the LM rescores them
+    return Expander(ReferenceCFG(reference_trees(ctx, config)), proposer,
+                    tagger, acceptance=acceptance_of(ctx, config, parser), top_masks=ec.top_masks,
+                    max_masks=ec.max_masks, max_masked=ec.max_masked, top_k=ec.fill.top_k,
+                    max_tries=ec.validation.max_tries, keep=ec.validation.keep, seed=config.seed)
 
 
 class Expansions:
@@ -186,7 +229,9 @@ class Expansions:
         return self.expander.expand(items, self.k, stats), stats
 
     def counters(self) -> dict[str, int]:
-        return {"lm_texts_scored": int(getattr(self.expander.proposer, "texts_scored", 0))}
+        nat = self.expander.acceptance.naturalness
+        return {"lm_texts_scored": int(getattr(self.expander.proposer, "texts_scored", 0)),
+                "naturalness_texts_scored": nat.texts_scored if nat is not None else 0}
 
 
 # cfg: Any (not S2lctConfig): ctx.map hands every builder the whole composed config, plain dicts on a Ray actor

@@ -16,7 +16,7 @@ from pydantic import Field
 from lingtest.config import Block, Section
 from lingtest.errors import ConfigError
 from lingtest.resources.fill import MaskedLMFillConfig
-from lingtest.s2lct.fill import LexiconLMFillConfig
+from lingtest.s2lct.fill import LexiconLMFillConfig, LMNextFillConfig
 from lingtest.s2lct.spec import SuiteSpec
 from lingtest.s2lct.training import ClassifierData, TrainClassifierConfig
 
@@ -35,20 +35,28 @@ class Reference(Block):
     split: str
 
 
-class Fill(LexiconLMFillConfig, MaskedLMFillConfig):
+class Fill(LexiconLMFillConfig, MaskedLMFillConfig, LMNextFillConfig):
     """``s2lct.expansion.fill``: ``kind`` (a proposer of :data:`lingtest.s2lct.components.FILL_PROPOSERS`),
     ``top_k`` (candidates per mask, read by the expander) and the keys of every registered proposer: this
     block *is* each proposer's ``Config`` (its bases), so all of them are checked and switching ``kind``
     is one override. A new proposer adds its ``Config`` to the bases and its name to ``kind``."""
 
-    kind: Literal["lexicon_lm", "masked_lm"]
+    kind: Literal["lexicon_lm", "lm_next", "masked_lm"]
     top_k: int
 
 
 class Validate(Block):
+    """``s2lct.expansion.validate``: fillings tried and kept per masked sentence, the prefilter's
+    ``alphanumeric``, and the acceptance rules of :class:`lingtest.s2lct.expand.Acceptance`: ``boundary_repeat``
+    (a fill may equal a word next to its mask), ``production`` (the re-parse must realise the chosen
+    production) and ``min_naturalness_drop`` (null: not checked)."""
+
     max_tries: int
     keep: int
     alphanumeric: bool
+    boundary_repeat: bool
+    production: bool
+    min_naturalness_drop: float | None
 
 
 class Expansion(Block):

@@ -1,5 +1,6 @@
-"""Filling S2LCT's masks: a (word, PTB tag) lexicon ranked in context by a causal LM (offline), or
-a masked LM (hub), both behind the shared :class:`~lingtest.resources.fill.FillProposer` protocol.
+"""Filling S2LCT's masks: the causal LM's own next words, or a (word, PTB tag) lexicon ranked in context by a
+causal LM (both offline), or a masked LM (hub), all behind the shared
+:class:`~lingtest.resources.fill.FillProposer` protocol.
 
 A request is ``(tokens, position)`` where ``tokens[position]`` is a mask placeholder ``{TAG}``
 (:func:`mask_token`); the other masks of the sentence are left out of the request's tokens.
@@ -15,8 +16,23 @@ A request is ``(tokens, position)`` where ``tokens[position]`` is a mask placeho
   ``resources.score_decimals``, best first (equal scores alphabetically).
 * :class:`MaskedLMFill` (``masked_lm``): the shared masked-LM proposer at the placeholder
   (the reference uses ``roberta-base``).
+* :class:`LMNextFillProposer` (``lm_next``): the causal LM's own next words in context. It
 
-Both are registered in :data:`lingtest.s2lct.components.FILL_PROPOSERS` and built from
+  1. takes the causal LM's ``candidates`` most probable next *words* after the left context
+     (:class:`CausalNextWords`: the most probable tokens that start a word, each continued greedily while
+     the most probable next token continues the word, ``max_pieces`` tokens at most);
+  2. lower-cases them in a sentence without capitals (:func:`cased_like`), keeps those the mask's tag allows:
+     alphanumeric (one character: a word the lexicon knows), passing ``prefilter`` and, with a
+     ``tag_filter`` lexicon, a word the lexicon knows must have been seen with the tag (unknown words pass),
+     then, with the expander's tagger (:class:`TagsInContext`), those tagged with the mask's tag in the
+     request's sentence;
+  3. rescores them with the right context as ``lexicon_lm`` does (``left context + word + the next window
+     words``, the shared left context left out), rounded to the ``logprob`` decimals, best first, equal
+     scores by word.
+
+  Its keys are ``s2lct.expansion.fill.lm_next`` (:class:`LMNextOptions`).
+
+All three are registered in :data:`lingtest.s2lct.components.FILL_PROPOSERS` and built from
 ``s2lct.expansion.fill`` by their ``from_config`` (``Config``: the keys of that section each reads).
 """
 
@@ -25,7 +41,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
 
 from lingtest.config import Block
 from lingtest.resources.fill import (
@@ -38,8 +55,10 @@ from lingtest.resources.fill import (
 )
 from lingtest.resources.scores import ScoreGrid, stable_ranking
 
-__all__ = ["LexiconLMFillConfig", "LexiconLMFillProposer", "LexiconOptions", "MaskedLMFill", "TaggedLexicon",
-           "mask_tag", "mask_token"]
+__all__ = ["WORD_MARKERS", "CausalNextWords", "LMNextFillConfig", "LMNextFillProposer", "LMNextOptions",
+           "LexiconLMFillConfig", "LexiconLMFillProposer", "LexiconOptions", "MaskedLMFill", "NextWordSource",
+           "TagsInContext", "TaggedLexicon", "WordPieces", "cased_like", "mask_tag", "mask_token", "piece_role",
+           "request_texts", "tagged_in_context"]
 
 _MASK_RE = re.compile(r"^\{([^{}\s]+)\}$")
 
@@ -65,13 +84,27 @@ class TaggedLexicon:
                 continue
             w = word.lower() if lowercase else word
             counts.setdefault(tag, Counter())[w] += 1
+        self.lowercase = bool(lowercase)
         self.words: dict[str, list[str]] = {}
+        self.tags_of: dict[str, set[str]] = {}  # word -> the tags it was seen with (min_count times, no cap)
         for tag, c in counts.items():
             ranked = sorted((w for w, n in c.items() if n >= int(min_count)), key=lambda w: (-c[w], w))
             self.words[tag] = ranked[:max_per_tag] if max_per_tag is not None else ranked
+            for w in ranked:
+                self.tags_of.setdefault(w, set()).add(tag)
 
     def candidates(self, tag: str) -> list[str]:
         return list(self.words.get(tag, ()))
+
+    def knows(self, word: str) -> bool:
+        """Whether the lexicon has seen ``word`` (``min_count`` times with some tag)."""
+        return (word.lower() if self.lowercase else word) in self.tags_of
+
+    def allows(self, word: str, tag: str) -> bool:
+        """Whether ``word`` may have ``tag``: a word the lexicon knows (seen ``min_count`` times with some
+        tag) only with a tag it was seen with; an unknown word with any."""
+        seen = self.tags_of.get(word.lower() if self.lowercase else word)
+        return seen is None or tag in seen
 
     def __len__(self) -> int:
         return sum(len(v) for v in self.words.values())
@@ -189,4 +222,250 @@ class MaskedLMFill(FillProposerBase):
         out = []
         for tag, fills in zip(tags, got, strict=True):
             out.append([f for f in fills if self.prefilter is None or self.prefilter(f.word, tag)])
+        return out
+
+
+# ---- lm_next: the causal LM's own next words ---------------------------------------------------------
+#: the marks a tokenizer puts before a word's first piece: SentencePiece's ``▁``, byte-level BPE's ``Ġ``
+WORD_MARKERS = ("\u2581", "\u0120")
+
+
+def piece_role(piece: str) -> str | None:
+    """What a vocabulary piece can be in a whole alphanumeric word: ``"start"`` (a word mark, then letters or
+    digits: a word after a space), ``"bare"`` (letters or digits alone: a word's continuation, or the first
+    word of a text), else ``None`` (punctuation, spaces, bytes, special tokens)."""
+    if piece[:1] in WORD_MARKERS:
+        return "start" if piece[1:].isalnum() else None
+    return "bare" if piece.isalnum() else None
+
+
+@dataclass(frozen=True)
+class WordPieces:
+    """A tokenizer's vocabulary by :func:`piece_role`: ``pieces`` (the piece of each id), ``starts`` and
+    ``bare`` (boolean lists over the ids)."""
+
+    pieces: list[str]
+    starts: list[bool]
+    bare: list[bool]
+
+    @classmethod
+    def from_pieces(cls, pieces: Sequence[str]) -> WordPieces:
+        roles = [piece_role(p) for p in pieces]
+        return cls(list(pieces), [r == "start" for r in roles], [r == "bare" for r in roles])
+
+    @classmethod
+    def from_tokenizer(cls, tokenizer: Any, size: int) -> WordPieces:
+        """The pieces of ids ``0 .. size - 1`` (``size``: the model's output vocabulary, which can be larger
+        than the tokenizer's: the extra ids are no piece)."""
+        n = min(int(size), len(tokenizer))
+        pieces = [str(p) if p is not None else "" for p in tokenizer.convert_ids_to_tokens(list(range(n)))]
+        return cls.from_pieces(pieces + [""] * (int(size) - n))
+
+    def word(self, ids: Sequence[int]) -> str:
+        """The word of a start piece and its continuations (the word mark dropped)."""
+        text = "".join(self.pieces[i] for i in ids)
+        return text[1:] if text[:1] in WORD_MARKERS else text
+
+
+class NextWordSource(Protocol):
+    def next_words(self, contexts: Sequence[str], n: int) -> list[list[tuple[str, float]]]:
+        """For each left context, at most ``n`` whole next words with the log-probability of their first
+        token, most probable first."""
+        ...
+
+
+class CausalNextWords:
+    """Whole next words from a :class:`~lingtest.resources.lm.CausalLMScorer`: the ``n`` most probable
+    tokens that start a word (after a non-empty context: a word-mark piece; at the start of a text: a bare
+    piece), first-token log-probabilities rounded to ``grid``'s ``logprob`` decimals and taken best first,
+    equal ones by piece (the cut at ``n`` on the grid, from twice as many tokens); a first token that is a
+    word ``known`` knows is a whole word, any other is continued greedily while the most probable next token
+    is a bare piece, ``max_pieces`` tokens at most (``known`` null: every first token is); a word reached
+    twice is kept once (its first place)."""
+
+    def __init__(self, scorer: Any, pieces: WordPieces, *, grid: ScoreGrid, max_pieces: int,
+                 known: Callable[[str], bool] | None) -> None:
+        self.scorer = scorer
+        self.pieces = pieces
+        self.grid = grid
+        self.max_pieces = int(max_pieces)
+        self.known = known
+        self.continued = 0  # first tokens continued greedily
+
+    @classmethod
+    def of_scorer(cls, scorer: Any, *, grid: ScoreGrid, max_pieces: int,
+                  known: Callable[[str], bool] | None) -> CausalNextWords:
+        size = int(scorer.model.get_output_embeddings().weight.shape[0])
+        return cls(scorer, WordPieces.from_tokenizer(scorer.tokenizer, size), grid=grid, max_pieces=max_pieces,
+                   known=known)
+
+    def _first_tokens(self, contexts: Sequence[str], n: int) -> list[list[tuple[int, float]]]:
+        """The ``n`` best word-starting tokens after each context, on the grid (see the class)."""
+        out: list[list[tuple[int, float]]] = [[] for _ in contexts]
+        for at_start, allowed in ((False, self.pieces.starts), (True, self.pieces.bare)):
+            idx = [i for i, c in enumerate(contexts) if (c == "") == at_start]
+            if not idx:
+                continue
+            got = self.scorer.top_next_tokens([contexts[i] for i in idx], 2 * n, allowed)
+            for i, toks in zip(idx, got, strict=True):
+                ranked = sorted(((t, self.grid.round("logprob", lp)) for t, lp in toks),
+                                key=lambda p: (-p[1], self.pieces.pieces[p[0]], p[0]))
+                out[i] = ranked[:n]
+        return out
+
+    def _whole(self, token: int) -> bool:
+        """Whether a first token is taken as a whole word without asking the LM: a word ``known`` knows."""
+        return self.known is not None and self.known(self.pieces.word([token]))
+
+    def next_words(self, contexts: Sequence[str], n: int) -> list[list[tuple[str, float]]]:
+        firsts = self._first_tokens(contexts, n)
+        todo = [[t for t, _ in f if not self._whole(t)] for f in firsts]
+        self.continued += sum(len(t) for t in todo)
+        grown = (self.scorer.greedy_continuations(contexts, todo, self.pieces.bare, self.max_pieces)
+                 if any(todo) else [[] for _ in contexts])
+        out: list[list[tuple[str, float]]] = []
+        for first, more in zip(firsts, grown, strict=True):
+            longer = {ids[0]: ids for ids in more}
+            seen: dict[str, float] = {}
+            for t, lp in first:
+                seen.setdefault(self.pieces.word(longer.get(t, [t])), lp)
+            out.append(list(seen.items()))
+        return out
+
+
+#: ``tag(list of word lists) -> list of tag lists`` (the expander's tagger, :data:`lingtest.s2lct.expand.Tagger`)
+Tagger = Callable[[list[list[str]]], list[list[str]]]
+
+
+@runtime_checkable
+class TagsInContext(Protocol):
+    """A proposer that keeps only the words whose tag in context is the mask's, with the tagger the expander
+    gives it (``tagger``; ``None``: no such filter)."""
+
+    tagger: Tagger | None
+
+
+class LMNextOptions(Block):
+    """``s2lct.expansion.fill.lm_next``: ``candidates`` (next words per mask taken from the LM),
+    ``max_pieces`` (tokens a word is continued to), ``window`` (words after the mask the rescoring reads;
+    null: the whole sentence) and ``tag_filter`` (a lexicon a known word must have been seen in with the
+    mask's tag; null: none)."""
+
+    candidates: int
+    max_pieces: int
+    window: int | None
+    tag_filter: LexiconOptions | None
+
+
+class LMNextFillConfig(Block):
+    """The keys of ``s2lct.expansion.fill`` that ``lm_next`` reads."""
+
+    lm_next: LMNextOptions
+
+
+def request_texts(tokens: Sequence[str], position: int, words: Sequence[str], window: int | None) -> list[str]:
+    """``left context + word + the next window words`` for each word (``window`` null: the whole rest)."""
+    right = list(tokens[position + 1:])
+    if window is not None:
+        right = right[:window]
+    prefix = " ".join(tokens[:position])
+    tail = (" " + " ".join(right)) if right else ""
+    return [(prefix + " " if prefix else "") + w + tail for w in words]
+
+
+def cased_like(tokens: Sequence[str], position: int, words: Sequence[str]) -> list[str]:
+    """``words`` for the mask at ``position``: lower-cased (and then each kept once, first place) when the rest of
+    the sentence has no capital letter (a lower-cased corpus such as S2LCT's HateXplain search), else as they
+    are."""
+    if any(ch.isupper() for i, t in enumerate(tokens) if i != position for ch in t):
+        return list(words)
+    return list(dict.fromkeys(w.lower() for w in words))
+
+
+def tagged_in_context(tagger: Tagger, requests: Sequence[FillRequest], tags: Sequence[str],
+                      cands: Sequence[Sequence[str]]) -> list[list[str]]:
+    """The words of ``cands`` (per request) that ``tagger`` tags with the request's mask tag (``tags``) in the
+    request's sentence (one tagger call for every request)."""
+    sents = [[*t[:p], w, *t[p + 1:]] for (t, p), ws in zip(requests, cands, strict=True) for w in ws]
+    got = iter(tagger(sents) if sents else [])
+    out: list[list[str]] = []
+    for (t, p), tag, ws in zip(requests, tags, cands, strict=True):
+        keep = []
+        for w in ws:
+            wt = next(got)
+            if len(wt) == len(t) and wt[p] == tag:
+                keep.append(w)
+        out.append(keep)
+    return out
+
+
+class LMNextFillProposer(FillProposerBase):
+    name = "lm_next"
+    score_kind = "logprob"
+    Config = LMNextFillConfig
+
+    @classmethod
+    def from_config(cls, config: LMNextFillConfig, parts: Any) -> LMNextFillProposer:
+        """``parts`` (:class:`lingtest.s2lct.components.FillParts`): the causal LM of ``resources.lm``, the
+        score grid, the tagged words of the tag filter's corpora and S2LCT's prefilter."""
+        o = config.lm_next
+        scorer = parts.lm_scorer(None)
+        grid = parts.score_grid
+        lexicon = None
+        if o.tag_filter is not None:
+            tf = o.tag_filter
+            lexicon = TaggedLexicon(parts.tagged_words(tf.corpora), min_count=tf.min_count,
+                                    max_per_tag=tf.max_per_tag, lowercase=tf.lowercase)
+        words = CausalNextWords.of_scorer(scorer, grid=grid, max_pieces=o.max_pieces,
+                                          known=lexicon.knows if lexicon is not None else None)
+        return cls(words, scorer, grid=grid, candidates=o.candidates, window=o.window, tag_lexicon=lexicon,
+                   prefilter=parts.prefilter, tagger=None)
+
+    def __init__(self, words: NextWordSource, scorer: Any, *, grid: ScoreGrid, candidates: int, window: int | None,
+                 tag_lexicon: TaggedLexicon | None, prefilter: Callable[[str, str], bool] | None,
+                 tagger: Tagger | None) -> None:
+        self.words = words
+        self.scorer = scorer
+        self.grid = grid
+        self.candidates = int(candidates)
+        self.window = None if window is None else int(window)
+        self.tag_lexicon = tag_lexicon
+        self.prefilter = prefilter
+        self.tagger = tagger  # the expander's tagger (set when it is built): the tag of each word in context
+        self.texts_scored = 0
+        self.texts_tagged = 0
+
+    def allowed(self, word: str, tag: str) -> bool:
+        """Whether ``word`` may fill a ``tag`` mask before the LM rescores it (step 2 of the module notes; a
+        one-character word only when the tag lexicon knows it: ``a``, ``I``, not a stray ``s``)."""
+        if not word.isalnum():
+            return False
+        if len(word) < 2 and (self.tag_lexicon is None or not self.tag_lexicon.knows(word)):
+            return False
+        if self.tag_lexicon is not None and not self.tag_lexicon.allows(word, tag):
+            return False
+        return self.prefilter is None or self.prefilter(word, tag)
+
+    def propose_many(self, requests: Sequence[FillRequest], k: int) -> list[list[Fill]]:
+        tags: list[str] = []
+        for tokens, position in requests:
+            check_request(tokens, position, k)
+            tag = mask_tag(tokens[position])
+            if tag is None:
+                raise ValueError(f"tokens[{position}] = {tokens[position]!r} is not a mask placeholder {{TAG}}")
+            tags.append(tag)
+        contexts = [" ".join(tokens[:position]) for tokens, position in requests]
+        nexts = self.words.next_words(contexts, self.candidates) if requests else []
+        cands = [[w for w in cased_like(t, p, [w for w, _ in ws]) if self.allowed(w, tag)]
+                 for (t, p), ws, tag in zip(requests, nexts, tags, strict=True)]
+        if self.tagger is not None:
+            self.texts_tagged += sum(len(c) for c in cands)
+            cands = tagged_in_context(self.tagger, requests, tags, cands)
+        groups = [request_texts(t, p, ws, self.window) for (t, p), ws in zip(requests, cands, strict=True)]
+        scores = self.scorer.score_grouped(groups, relative=True) if any(groups) else [[] for _ in groups]
+        self.texts_scored += sum(len(g) for g in groups)
+        out: list[list[Fill]] = []
+        for words, sc in zip(cands, scores, strict=True):
+            fills = [Fill(w, self.grid.round("logprob", s)) for w, s in zip(words, sc, strict=True)]
+            out.append(stable_ranking(fills, lambda f: f.score, lambda f: f.word)[:k])
         return out

@@ -14,7 +14,10 @@
   right-hand side of the same left-hand side that contains the seed's right-hand side as an
   ordered subsequence, is longer, and adds only word-level POS symbols, gives a masked sentence
   (the added symbols become masks, in their positions). The ``top`` most probable per seed
-  production are kept; sentences with more than ``max_masks`` masks are skipped.
+  production are kept; sentences with more than ``max_masks`` masks are skipped. Each keeps the path
+  of the node it expanded (:attr:`MaskedSentence.span`: the leaves it covers).
+* :func:`realises` checks an expansion's re-parse: a phrase over the expanded node's leaves with the
+  production's label and children (:func:`child_is`: a one-word phrase stands for its word's tag).
 """
 
 from __future__ import annotations
@@ -25,8 +28,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["MaskedSentence", "Node", "ReferenceCFG", "is_word_pos", "masked_sentences", "node_from_tree",
-           "parse_bracketed", "production_rule_coverage", "productions", "strip_function_tags"]
+__all__ = ["MaskedSentence", "Node", "ReferenceCFG", "child_is", "is_word_pos", "leaf_span", "masked_sentences",
+           "node_from_tree", "one_word_tag", "parse_bracketed", "production_rule_coverage", "productions", "realises",
+           "spans", "strip_function_tags"]
 
 Production = tuple[str, tuple[str, ...]]
 
@@ -145,6 +149,55 @@ def productions(tree: Node) -> list[Production]:
     return [(n.label, n.rhs()) for _, n in tree.subtrees() if n.children]
 
 
+def leaf_span(tree: Node, path: tuple[int, ...]) -> tuple[int, int]:
+    """The leaves ``[start, end)`` (left to right, masks included) that the node at ``path`` covers."""
+    start, node = 0, tree
+    for i in path:
+        start += sum(len(c.leaves()) for c in node.children[:i])
+        node = node.children[i]
+    return start, start + len(node.leaves())
+
+
+def spans(tree: Node) -> dict[tuple[int, int], list[Node]]:
+    """Every phrase of ``tree`` (a node with children) by the leaves ``[start, end)`` it covers; nodes of a
+    unary chain share a span (outermost first)."""
+    out: dict[tuple[int, int], list[Node]] = {}
+
+    def walk(node: Node, start: int) -> int:
+        if not node.children:
+            return start + 1
+        here = out.setdefault((start, start + len(node.leaves())), [])
+        here.append(node)  # before its children: the outermost of a unary chain comes first
+        end = start
+        for c in node.children:
+            end = walk(c, end)
+        return end
+
+    walk(tree, 0)
+    return out
+
+
+def one_word_tag(node: Node) -> str | None:
+    """The tag of the single word a phrase is a unary chain over (``(ADVP (RB only))`` -> ``RB``), else
+    ``None``."""
+    while len(node.children) == 1:
+        node = node.children[0]
+    return node.label if not node.children else None
+
+
+def child_is(child: Node, symbol: str) -> bool:
+    """Whether ``child`` stands for ``symbol`` in a production: its label, or the tag of the one word it is
+    a phrase over (a parser may wrap a lone adverb in ``ADVP`` where the treebank puts ``RB``)."""
+    return child.label == symbol or (bool(child.children) and one_word_tag(child) == symbol)
+
+
+def realises(tree: Node, span: tuple[int, int], lhs: str, rhs: tuple[str, ...]) -> bool:
+    """Whether ``tree`` has a phrase over the leaves ``span`` labelled ``lhs`` whose children stand for ``rhs``
+    in order (:func:`child_is`): the production ``lhs -> rhs`` at that span."""
+    return any(n.label == lhs and len(n.children) == len(rhs) and all(map(child_is, n.children, rhs))
+               for n in spans(tree).get(span, ()))
+
+
 def production_rule_coverage(trees: Iterable[Node]) -> int:
     """Distinct non-lexical productions over ``trees`` (the paper's syntactic diversity)."""
     seen: set[Production] = set()
@@ -209,6 +262,12 @@ class MaskedSentence:
     seed_rhs: tuple[str, ...]
     ref_rhs: tuple[str, ...]
     prob: float
+    path: tuple[int, ...]  # of the expanded node (``lhs -> ref_rhs``) in ``tree``
+
+    @property
+    def span(self) -> tuple[int, int]:
+        """The leaves ``[start, end)`` of the expanded node (a filled sentence's words at the same places)."""
+        return leaf_span(self.tree, self.path)
 
     @property
     def words(self) -> list[str | None]:
@@ -253,7 +312,8 @@ def masked_sentences(tree: Node, cfg: ReferenceCFG, *, top: int, max_masks: int)
             for i, sym in enumerate(r_rhs):
                 kids.append(next(it) if i in where else Node(sym, (), None))
             new_tree = tree.replace(path, Node(node.label, tuple(kids)))
-            found.append(MaskedSentence(new_tree, node.label, s_rhs, r_rhs, cfg.prob(tree.label, node.label, r_rhs)))
+            found.append(MaskedSentence(new_tree, node.label, s_rhs, r_rhs, cfg.prob(tree.label, node.label, r_rhs),
+                                        path))
         # within one seed production P(start) and P(lhs) are shared: the rule's count orders them (also
         # when the seed's root label never starts a reference tree and every product is 0)
         found.sort(key=lambda m: (-cfg.rules[(m.lhs, m.ref_rhs)], m.ref_rhs))
