@@ -112,8 +112,9 @@ def main() -> None:
         t1 = time.perf_counter()
         expander = components.build_expander(vctx, vconfig, sentiment, parser=parser)
         built = time.perf_counter() - t1
-        for scorer in {id(s): s for s in components._SCORERS.values()}.values():
-            timed(scorer, spent)
+        lm = getattr(getattr(expander.proposer, "words", None), "lm", None)  # lm_next's next-token reader
+        for obj in [*{id(s): s for s in components._SCORERS.values()}.values(), *([lm] if lm is not None else [])]:
+            timed(obj, spent)
         spent.clear()
         stats = ExpansionStats()
         t2 = time.perf_counter()

@@ -67,7 +67,7 @@ def test_lexicon_lm_takes_every_option_from_conf(tmp_path, monkeypatch):
 
 def test_lm_next_takes_every_option_from_conf(tmp_path, monkeypatch):
     from lingtest.resources.lm import CausalLMScorer
-    from lingtest.s2lct.fill import CausalNextWords, LMNextFillProposer
+    from lingtest.s2lct.fill import CausalNextWords, LMNextFillProposer, NextTokens
     from tests.fakes.lm import tiny_gpt2
 
     tagged = Sentence([Token(w) for w in "The good dog barked".split()],
@@ -79,6 +79,7 @@ def test_lm_next_takes_every_option_from_conf(tmp_path, monkeypatch):
     p = _proposer(cfg, Sentiment())
     o = cfg.s2lct.expansion.fill.lm_next
     assert isinstance(p, LMNextFillProposer) and p.scorer is scorer and isinstance(p.words, CausalNextWords)
+    assert isinstance(p.words.lm, NextTokens) and p.words.lm.scorer is scorer
     assert (p.candidates, p.window, p.words.max_pieces) == (o.candidates, o.window, o.max_pieces)
     assert p.tag_lexicon is not None and p.tag_lexicon.tags_of["dog"] == {"NN"}  # tag_filter: lower-cased
     assert p.allowed("Cat", "NN") and not p.allowed("Dog", "VB")  # unknown words pass; known: their tags only

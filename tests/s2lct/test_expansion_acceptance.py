@@ -211,14 +211,15 @@ def test_piece_roles_and_whole_words():
     assert known.continued == 1  # "things" alone went to the LM
 
 
-def test_the_lms_next_token_methods_match_a_plain_forward(monkeypatch):
+def test_the_next_tokens_match_a_plain_forward(monkeypatch):
     import torch
 
     from lingtest.resources.lm import CausalLMScorer
+    from lingtest.s2lct.fill import NextTokens
     from tests.fakes.lm import tiny_gpt2
 
     model, tok = tiny_gpt2("Or both ways things . the un bel iev able good".split(), seed=3)
-    sc = CausalLMScorer.from_model(model, tok, device="cpu")
+    sc = NextTokens(CausalLMScorer.from_model(model, tok, device="cpu"))
     contexts = ["Or both", "", "the good things"]
 
     def forward(ids):
@@ -228,14 +229,14 @@ def test_the_lms_next_token_methods_match_a_plain_forward(monkeypatch):
     allowed = torch.ones(len(tok), dtype=torch.bool)
     allowed[[0, 4]] = False
     for c, top in zip(contexts, sc.top_next_tokens(contexts, 4, allowed), strict=True):
-        lp = torch.log_softmax(forward(sc._encode(c)), -1).masked_fill(~allowed, -float("inf"))
+        lp = torch.log_softmax(forward(sc.context_ids(c)), -1).masked_fill(~allowed, -float("inf"))
         vals, idx = torch.topk(lp, 4)
         assert [t for t, _ in top] == idx.tolist()
         assert [v for _, v in top] == pytest.approx(vals.tolist(), abs=1e-5)
     starts = [[5, 6], [7], [8, 9, 10]]
 
     def greedy(c, s, n):
-        ids, out = [*sc._encode(c), s], [s]
+        ids, out = [*sc.context_ids(c), s], [s]
         while len(out) < n:
             out.append(int(forward(ids).argmax()))
             ids.append(out[-1])
@@ -244,7 +245,7 @@ def test_the_lms_next_token_methods_match_a_plain_forward(monkeypatch):
     want = [[greedy(c, s, 4) for s in ss] for c, ss in zip(contexts, starts, strict=True)]
     extend = torch.ones(len(tok), dtype=torch.bool)
     assert sc.greedy_continuations(contexts, starts, extend, 4) == want  # packed passes
-    monkeypatch.setattr(CausalLMScorer, "_packable", lambda self, enc: False)
+    monkeypatch.setattr(NextTokens, "_packable", lambda self, seqs: False)
     assert sc.greedy_continuations(contexts, starts, extend, 4) == want  # right-padded batches
     assert sc.greedy_continuations(contexts, starts, torch.zeros(len(tok), dtype=torch.bool), 4) == \
         [[[s] for s in ss] for ss in starts]  # nothing extends a word
