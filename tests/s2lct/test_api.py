@@ -106,7 +106,8 @@ def overrides(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spacy_parser) -> 
     monkeypatch.setattr(components, "word_sentiment", lambda _resources, _adverbs: Sentiment())
     monkeypatch.setattr(FillParts, "lm_scorer", lambda self, dtype: LengthLM())
     return [f"paths.prepared={tmp_path / 'prepared'}", f"paths.manifests={tmp_path / 'manifests'}",
-            "s2lct.expansion.fill.kind=lexicon_lm", "s2lct.expansion.fill.lexicon.min_count=1"]
+            "s2lct.expansion.fill.kind=lexicon_lm", "s2lct.expansion.fill.lexicon.min_count=1",
+            "s2lct.expansion.insertions=null"]  # Algorithm 1's every masked sentence over the tiny grammar
 
 
 @pytest.fixture()

@@ -16,6 +16,7 @@ from lingtest.execution.context import StageContext
 from lingtest.s2lct.components import FILL_PROPOSERS, FillParts, build_proposer
 from lingtest.s2lct.config import Fill, S2lctConfig
 from lingtest.s2lct.fill import LexiconLMFillProposer, MaskedLMFill, mask_token
+from lingtest.s2lct.predicates import Knowledge
 
 
 class Sentiment:
@@ -29,9 +30,11 @@ def _cfg(tmp_path: Path, *overrides: str) -> Any:
     return compose([f"paths.prepared={tmp_path / 'prepared'}", *overrides])
 
 
-def _proposer(cfg: Any, sentiment: Any) -> Any:
-    """The proposer as the generate stage builds it: from the validated config."""
-    return build_proposer(StageContext("s2lct_generate", cfg), S2lctConfig.from_config(cfg), sentiment)
+def _proposer(cfg: Any, sentiment: Any, attested: Any = None) -> Any:
+    """The proposer as the generate stage builds it: from the validated config, with the configured lexicons."""
+    config = S2lctConfig.from_config(cfg)
+    k = Knowledge(lexicons={n: list(v) for n, v in config.lexicons.items()}, sentiment=sentiment)
+    return build_proposer(StageContext("s2lct_generate", cfg), config, k, attested)
 
 
 def test_the_registry_holds_the_configured_kinds():
@@ -81,6 +84,7 @@ def test_lm_next_takes_every_option_from_conf(tmp_path, monkeypatch):
     assert isinstance(p, LMNextFillProposer) and p.scorer is scorer and isinstance(p.words, CausalNextWords)
     assert isinstance(p.words.lm, NextTokens) and p.words.lm.scorer is scorer
     assert (p.candidates, p.window, p.words.max_pieces) == (o.candidates, o.window, o.max_pieces)
+    assert (p.lexicon_candidates, p.rescore, p.rescore_window) == (o.lexicon_candidates, o.rescore, o.rescore_window)
     assert p.tag_lexicon is not None and p.tag_lexicon.tags_of["dog"] == {"NN"}  # tag_filter: lower-cased
     assert p.allowed("Cat", "NN") and not p.allowed("Dog", "VB")  # unknown words pass; known: their tags only
     assert not p.allowed("good", "JJ") and not p.allowed("e-mail", "NN")  # the prefilter
@@ -109,7 +113,34 @@ def test_masked_lm_takes_every_option_from_conf(tmp_path):
     ("~s2lct.expansion.fill.lexicon.lowercase", r"s2lct\.expansion\.fill\.lexicon\.lowercase: Field required"),
     # every proposer's keys are checked, whichever kind is chosen
     ("s2lct.expansion.fill.masked_lm.score=softmax", r"s2lct\.expansion\.fill\.masked_lm\.score: Input should be"),
+    ("s2lct.expansion.insertions=[{lhs:[NP],tag:[JJ],after:[DT],before:[NN]}]",
+     r"s2lct\.expansion\.insertions\.0\.attested: Field required"),
+    ("~s2lct.expansion.fill.lm_next.rescore", r"s2lct\.expansion\.fill\.lm_next\.rescore: Field required"),
 ])
 def test_a_bad_key_names_the_key(tmp_path, override, match):
     with pytest.raises(ConfigError, match=match):
         S2lctConfig.from_config(_cfg(tmp_path, override))
+
+
+def test_the_prefilter_refuses_the_named_lexicons_and_unattested_words(tmp_path):
+    cfg = _cfg(tmp_path, "s2lct.expansion.fill.kind=masked_lm")
+    p = _proposer(cfg, Sentiment(), {"RB": frozenset({"also", "still"})})
+    assert S2lctConfig.from_config(cfg).expansion.validation.refuse[:3] == ["negation", "negator", "degree"]
+    assert p.prefilter("red", "JJ") and p.prefilter("Also", "RB") and p.prefilter("still", "RB")
+    assert not p.prefilter("very", "JJ") and not p.prefilter("Never", "RB")  # degree, negation
+    assert not p.prefilter("nowhere", "RB") and not p.prefilter("fucking", "JJ")  # negator, profanity
+    assert not p.prefilter("here", "RB")  # RB is closed: only its attested words
+    assert not p.prefilter("good", "JJ")  # not neutral
+    none = _proposer(_cfg(tmp_path, "s2lct.expansion.fill.kind=masked_lm", "s2lct.expansion.validate.refuse=[]"),
+                     Sentiment())
+    assert none.prefilter("very", "JJ") and none.prefilter("here", "RB")
+
+
+def test_refusing_an_unknown_lexicon_is_a_config_error(tmp_path):
+    cfg = _cfg(tmp_path, "s2lct.expansion.fill.kind=masked_lm", "s2lct.expansion.validate.refuse=[degree,nope]")
+    with pytest.raises(ConfigError, match=r"s2lct\.expansion\.validate\.refuse names nope, not a lexicon"):
+        _proposer(cfg, Sentiment())
+    # the HateCheck lexicons exist only with the HateCheck mirror: refusing them without it refuses nothing more
+    ok = _proposer(_cfg(tmp_path, "s2lct.expansion.fill.kind=masked_lm",
+                        "s2lct.expansion.validate.refuse=[hatecheck_slur]"), Sentiment())
+    assert ok.prefilter("very", "JJ")

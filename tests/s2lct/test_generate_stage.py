@@ -38,6 +38,10 @@ class Proposer(FillProposerBase):
         return [[Fill(w, -i) for i, w in enumerate(words[:k])] for _ in requests]
 
 
+#: the insertions the fixture's flat ``S`` trees allow: an adjective after a determiner or an adjective
+INSERTIONS = ["s2lct.expansion.insertions=[{lhs:[S],tag:[JJ],after:[DT,JJ],before:[NN,JJ],final:false,"
+              "attested:null,collocated:null}]"]
+
 #: every word's tag in the pool and the fills (the fake parser's)
 WORD_TAGS = {w: t for text, tags, _ in SST_POOL for w, t in zip(text.split(), tags.split(), strict=True)} | TAGS
 
@@ -72,14 +76,14 @@ def cfg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
             f"paths.manifests={tmp_path / 'manifests'}", f"paths.s2lct.suites={tmp_path / 'suites'}",
             f"paths.s2lct.baselines={tmp_path / 'baselines'}", f"paths.s2lct.metrics={tmp_path / 'metrics'}",
             "s2lct.suites.sst.baseline=null", "s2lct.expansion.max_seeds=null", "s2lct.expansion.max_masked=null",
-            "s2lct.expansion.fill.top_k=4", "s2lct.expansion.validate.keep=2"]
+            "s2lct.expansion.fill.top_k=4", "s2lct.expansion.validate.keep=2", *INSERTIONS]
     c = compose(over)
     reference = [parse_bracketed("(S (DT the) (JJ big) (JJ red) (NN dog) (. .))"),
                  parse_bracketed("(S (DT a) (JJ nice) (NN day))")]
     monkeypatch.setattr(components, "word_sentiment", lambda _resources, _adverbs: word_sentiment)
     monkeypatch.setattr(components, "reference_trees", lambda _ctx, _config: reference)
     monkeypatch.setattr(components, "build_parser", lambda _parser: None)
-    monkeypatch.setattr(components, "build_proposer", lambda _ctx, _config, _sentiment: Proposer())
+    monkeypatch.setattr(components, "build_proposer", lambda _ctx, _config, _k, _attested: Proposer())
     monkeypatch.setattr(components, "tagger_of", lambda _parser: lambda sents: [[TAGS.get(w, "X") for w in s]
                                                                                for s in sents])
     monkeypatch.setattr(components, "trees_of", lambda _parser: flat_trees)

@@ -17,6 +17,7 @@ from lingtest.config import Block, Section
 from lingtest.errors import ConfigError
 from lingtest.resources.fill import MaskedLMFillConfig
 from lingtest.s2lct.fill import LexiconLMFillConfig, LMNextFillConfig
+from lingtest.s2lct.grammar import Insertion
 from lingtest.s2lct.spec import SuiteSpec
 from lingtest.s2lct.training import ClassifierData, TrainClassifierConfig
 
@@ -54,9 +55,28 @@ class Validate(Block):
     max_tries: int
     keep: int
     alphanumeric: bool
+    refuse: list[str]           # names of s2lct.lexicons whose words no fill may be
     boundary_repeat: bool
     production: bool
     min_naturalness_drop: float | None
+
+
+class InsertionRule(Block):
+    """One entry of ``s2lct.expansion.insertions`` (:class:`lingtest.s2lct.grammar.Insertion`): one word of a
+    ``tag`` inserted into a phrase labelled ``lhs``, right after a sibling in ``after`` and before one in
+    ``before`` (``^`` / ``$``: the phrase's edge)."""
+
+    lhs: list[str]
+    tag: list[str]
+    after: list[str]
+    before: list[str]
+    final: bool                 # the sibling after the mask must end the phrase (an NP's head noun)
+    attested: int | None        # the fill must fill such a slot in the reference treebank this many times (null: any)
+    collocated: int | None      # the fill must come right before the next word this many times in the suite's corpus
+
+    def rule(self) -> Insertion:
+        return Insertion.of(self.lhs, self.tag, self.after, self.before, final=self.final, attested=self.attested,
+                            collocated=self.collocated)
 
 
 class Expansion(Block):
@@ -66,6 +86,12 @@ class Expansion(Block):
     max_masks: int
     max_seeds: int | None
     max_masked: int | None
+    insertions: list[InsertionRule] | None   # null: every masked sentence of Algorithm 1
+    collocation_words: int | None            # a collocated fill: one of this many words of its tag seen most in pairs
+
+    def insertion_rules(self) -> list[Insertion] | None:
+        """The typed rules of ``insertions`` (``None``: no restriction)."""
+        return None if self.insertions is None else [r.rule() for r in self.insertions]
     fill: Fill
     validation: Validate = Field(alias="validate")  # `validate` in the YAML (a pydantic BaseModel attribute)
 

@@ -2,8 +2,10 @@
 
 For a found sentence with its tree, :class:`Expander`
 
-1. builds the masked sentences (:func:`~lingtest.s2lct.grammar.masked_sentences`), keeping at most
-   ``max_masked`` of them per sentence (a seeded choice);
+1. builds the masked sentences (:func:`~lingtest.s2lct.grammar.masked_sentences`): with ``insertions``, per
+   seed production the ``top_masks`` most probable of those the rules allow
+   (:func:`~lingtest.s2lct.grammar.allowed_insertion`) whose masks have a word seen before the word after them
+   (``collocations``, when given); keeping at most ``max_masked`` of them per sentence (a seeded choice);
 2. asks the fill proposer for ``top_k`` words per mask (each mask on its own, the sentence's
    other masks left out of the context); the proposer's ``prefilter`` already keeps only
    alphanumeric, SentiWordNet-neutral words;
@@ -13,8 +15,10 @@ For a found sentence with its tree, :class:`Expander`
    word loses its capital (:func:`start_cased`, :func:`initial_cased`; the requests of step 2 read the
    sentence so too);
 4. validates each tried filling (:class:`Acceptance`, ``s2lct.expansion.validate``): the tagger's tag of
-   every filled word in context equals its mask's tag; no filled word repeats the word just before or
-   after its mask (case-insensitive; unless ``boundary_repeat``); every given search predicate holds of
+   every filled word in context equals its mask's tag (and a fill of a tag ``collocations`` restricts was seen
+   right before the word after it); no filled word comes right before a clitic or an
+   infinitive's *to* (:func:`splits_clitic`), nor repeats the word just before or after its mask
+   (case-insensitive; unless ``boundary_repeat``); every given search predicate holds of
    the filled sentence (with the seed's label); then, in the tried order and in batches until ``keep``
    fillings per masked sentence are accepted, the re-parsed sentence realises the production the grammar
    chose at the expanded constituent (:func:`~lingtest.s2lct.grammar.realises` over the constituent's
@@ -50,15 +54,25 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from lingtest.resources.scores import ScoreGrid
-from lingtest.s2lct.fill import mask_token
-from lingtest.s2lct.grammar import MaskedSentence, Node, ReferenceCFG, is_word_pos, masked_sentences, realises
+from lingtest.s2lct.fill import Collocations, mask_token
+from lingtest.s2lct.grammar import (
+    Insertion,
+    MaskedSentence,
+    Node,
+    ReferenceCFG,
+    allowed_insertion,
+    is_word_pos,
+    masked_sentences,
+    realises,
+)
 from lingtest.s2lct.predicates import Knowledge, Predicate, SearchSentence, parse_predicate
 from lingtest.s2lct.seeds import Found, GenCase, expansion_case, rng_for, sample
 from lingtest.s2lct.spec import SuiteSpec
 
 __all__ = ["CORRUPTIONS", "Acceptance", "Expander", "Expansion", "ExpansionStats", "Naturalness", "corrupt",
            "expansion_cases", "expansion_targets", "first_accepted", "initial_cased", "naturalness_drop",
-           "rejected_share", "removable_positions", "repeats_across_boundary", "start_cased", "threshold_keeping"]
+           "rejected_share", "removable_positions", "repeats_across_boundary", "splits_clitic", "start_cased",
+           "threshold_keeping"]
 
 #: ``tag(list of word lists) -> list of tag lists`` (the configured parser's PTB tags)
 Tagger = Callable[[list[list[str]]], list[list[str]]]
@@ -251,6 +265,17 @@ def repeats_across_boundary(words: Sequence[str], positions: Sequence[int]) -> b
     return False
 
 
+#: tokens a fill may not come right before: clitics a tokenizer splits off the word before them (``it 's``,
+#: ``do n't``: nothing can come between) and the infinitive's ``to`` (*perspectives [also] to get along*)
+CLITICS = frozenset({"'s", "'re", "'ll", "'d", "'ve", "'m", "n't", "'", "to"})
+
+
+def splits_clitic(words: Sequence[str], positions: Sequence[int]) -> bool:
+    """Whether a filled word (at ``positions``) comes right before a word of :data:`CLITICS` (``it [also] 's``,
+    ``[also] to get``)."""
+    return any(p + 1 < len(words) and words[p + 1].lower() in CLITICS for p in positions)
+
+
 def first_accepted(order: Mapping[int, Sequence[int]], need: int,
                    check: Callable[[list[int]], list[bool]]) -> dict[int, list[int]]:
     """Per group, the first ``need`` of its items (in ``order``) that ``check`` accepts. ``check`` takes a
@@ -291,6 +316,7 @@ class ExpansionStats:
     sentences: int = 0
     with_tree: int = 0
     masked: int = 0
+    masked_allowed: int = 0
     masked_used: int = 0
     no_candidates: int = 0
     tried: int = 0
@@ -304,7 +330,8 @@ class ExpansionStats:
     seeds_expanded: int = 0
     extra: dict[str, int] = field(default_factory=dict)
 
-    COUNTS: ClassVar[tuple[str, ...]] = ("sentences", "with_tree", "masked", "masked_used", "no_candidates",
+    COUNTS: ClassVar[tuple[str, ...]] = ("sentences", "with_tree", "masked", "masked_allowed", "masked_used",
+                                         "no_candidates",
                                          "tried", "tag_ok", "boundary_ok", "predicates_ok", "checked",
                                          "production_ok", "natural_ok", "expansions", "seeds_expanded")
 
@@ -322,8 +349,13 @@ class ExpansionStats:
 class Expander:
     def __init__(self, reference: ReferenceCFG, proposer: Any, tagger: Tagger, *, acceptance: Acceptance,
                  top_masks: int, max_masks: int, max_masked: int | None, top_k: int, max_tries: int, keep: int,
-                 seed: int) -> None:
+                 seed: int, insertions: Sequence[Insertion] | None = None,
+                 collocations: Collocations | None = None) -> None:
         self.reference = reference
+        self.insertions = None if insertions is None else list(insertions)
+        #: pairs a fill of a restricted tag must have been seen in (already filtered by what the proposer allows):
+        #: a masked sentence whose mask has none before the word after it is not filled
+        self.collocations = collocations
         self.proposer = proposer
         self.tagger = tagger
         self.acceptance = acceptance
@@ -334,6 +366,9 @@ class Expander:
         self.max_tries = int(max_tries)
         self.keep = int(keep)
         self.seed = int(seed)
+        #: when a list: each filling the production or naturalness check refused, as ``(text, check, drop)``
+        #: (``drop``: the naturalness drop, ``None`` when the production check refused it); for inspection
+        self.trace: list[tuple[str, str, float | None]] | None = None
 
     # -- steps 1-4 ----------------------------------------------------------------------------
     def expand(self, items: Sequence[tuple[Found, Sequence[Predicate]]], knowledge: Knowledge,
@@ -348,6 +383,10 @@ class Expander:
             st.with_tree += 1
             ms = masked_sentences(found.tree, self.reference, top=self.top_masks, max_masks=self.max_masks)
             st.masked += len(ms)
+            if self.insertions is not None or self.collocations is not None:  # the top ones of those allowed
+                ms = masked_sentences(found.tree, self.reference, top=self.top_masks, max_masks=self.max_masks,
+                                      keep=self._fillable)
+            st.masked_allowed += len(ms)
             picked = sample(ms, self.max_masked, rng_for(self.seed, "masked", found.sentence.id))
             st.masked_used += len(picked)
             jobs.extend((found, preds, m) for m in picked)
@@ -396,10 +435,11 @@ class Expander:
             found, preds, m = jobs[ji]
             if len(tags) != len(words):
                 continue  # the tagger split the words differently: cannot check the tags
-            if any(tags[p] != m.tags[p] for p in m.mask_positions):
+            if any(tags[p] != m.tags[p] for p in m.mask_positions) or not self._seen_pairs(words, m):
                 continue
             st.tag_ok += 1
-            if not self.acceptance.boundary_repeat and repeats_across_boundary(words, m.mask_positions):
+            if splits_clitic(words, m.mask_positions) or (
+                    not self.acceptance.boundary_repeat and repeats_across_boundary(words, m.mask_positions)):
                 continue
             st.boundary_ok += 1
             s = SearchSentence(list(words), list(tags), found.sentence.label, id=found.sentence.id)
@@ -422,6 +462,34 @@ class Expander:
         st.seeds_expanded += len(out)
         return out
 
+    def _fillable(self, m: MaskedSentence) -> bool:
+        """Whether a masked sentence is filled: an insertion the rules allow whose masks have collocated words."""
+        return allowed_insertion(m, self.insertions) and self._collocated(m)
+
+    def _collocated(self, m: MaskedSentence) -> bool:
+        """Whether every mask of a tag ``collocations`` restricts has a word seen right before the word after it."""
+        col = self.collocations
+        if col is None:
+            return True
+        words, tags = m.words, m.tags
+        for p in m.mask_positions:
+            nxt = words[p + 1] if p + 1 < len(words) else None
+            if col.restricts(tags[p]) and not col.before(tags[p], nxt):
+                return False
+        return True
+
+    def _seen_pairs(self, words: Sequence[str], m: MaskedSentence) -> bool:
+        """Whether each fill of a tag ``collocations`` restricts was seen right before the word after it."""
+        col = self.collocations
+        if col is None:
+            return True
+        for p in m.mask_positions:
+            if col.restricts(m.tags[p]):
+                nxt = words[p + 1] if p + 1 < len(words) else None
+                if words[p].lower() not in {w.lower() for w in col.before(m.tags[p], nxt)}:
+                    return False
+        return True
+
     def _accept(self, jobs: Sequence[tuple[Found, Sequence[Predicate], MaskedSentence]],
                 tries: Sequence[tuple[int, list[str]]], batch: list[int], st: ExpansionStats) -> list[bool]:
         """The production and naturalness checks of the tries ``batch`` (indices into ``tries``)."""
@@ -434,12 +502,18 @@ class Expander:
                 m = jobs[tries[ti][0]][2]
                 ok[k] = tree is not None and realises(tree, m.span, m.lhs, m.ref_rhs)
         st.production_ok += sum(ok)
+        if self.trace is not None:
+            self.trace.extend((" ".join(tries[ti][1]), "production", None) for ti, good in zip(batch, ok, strict=True)
+                              if not good)
         if acc.naturalness is not None:
             todo = [k for k in range(len(batch)) if ok[k]]
             pairs = [(" ".join(tries[batch[k]][1]), " ".join(jobs[tries[batch[k]][0]][0].sentence.words))
                      for k in todo]
-            for k, good in zip(todo, acc.naturalness.accepts(pairs) if pairs else [], strict=True):
-                ok[k] = good
+            drops = acc.naturalness.drops(pairs) if pairs else []
+            for k, pair, d in zip(todo, pairs, drops, strict=True):
+                ok[k] = d >= acc.naturalness.min_drop
+                if not ok[k] and self.trace is not None:
+                    self.trace.append((pair[0], "naturalness", d))
         st.natural_ok += sum(ok)
         return ok
 

@@ -18,17 +18,20 @@ A request is ``(tokens, position)`` where ``tokens[position]`` is a mask placeho
   (the reference uses ``roberta-base``).
 * :class:`LMNextFillProposer` (``lm_next``): the causal LM's own next words in context. It
 
-  1. takes the causal LM's ``candidates`` most probable next *words* after the left context
-     (:class:`CausalNextWords`: the most probable tokens that start a word, each continued greedily while
-     the most probable next token continues the word, ``max_pieces`` tokens at most);
+  1. takes its candidates: for a tag the expander's :class:`Collocations` restrict (an adjective before a noun),
+     the words seen right before the word after the mask in the suite's corpus; else the causal LM's
+     ``candidates`` most probable next *words* after the left context (:class:`CausalNextWords`: the most
+     probable tokens that start a word, each continued greedily while the most probable next token continues
+     the word, ``max_pieces`` tokens at most) and the ``lexicon_candidates`` most frequent words of the tag;
   2. lower-cases them in a sentence without capitals (:func:`cased_like`), keeps those the mask's tag allows:
      alphanumeric (one character: a word the lexicon knows), passing ``prefilter`` and, with a
      ``tag_filter`` lexicon, a word the lexicon knows must have been seen with the tag (unknown words pass),
      then, with the expander's tagger (:class:`TagsInContext`), those tagged with the mask's tag in the
      request's sentence;
-  3. rescores them with the right context as ``lexicon_lm`` does (``left context + word + the next window
-     words``, the shared left context left out), rounded to the ``logprob`` decimals, best first, equal
-     scores by word.
+  3. scores them as ``left context + word + the next window words`` (the shared left context left out; window
+     0: the word alone) and, with ``rescore``, scores the best ``rescore`` again by their gain
+     (:func:`insertion_gain`: ``left + word + the next rescore_window words`` against the same without the word),
+     rounded to the ``logprob`` decimals, best first, equal scores by word.
 
   Its keys are ``s2lct.expansion.fill.lm_next`` (:class:`LMNextOptions`).
 
@@ -41,7 +44,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -56,7 +59,7 @@ from lingtest.resources.fill import (
 )
 from lingtest.resources.scores import ScoreGrid, stable_ranking
 
-__all__ = ["WORD_MARKERS", "CausalNextWords", "LMNextFillConfig", "LMNextFillProposer", "LMNextOptions",
+__all__ = ["WORD_MARKERS", "CausalNextWords", "Collocations", "LMNextFillConfig", "LMNextFillProposer", "LMNextOptions",
            "LexiconLMFillConfig", "LexiconLMFillProposer", "LexiconOptions", "MaskedLMFill", "NextTokens",
            "NextWordSource", "TagsInContext", "TaggedLexicon", "WordPieces", "cased_like", "mask_tag", "mask_token",
            "piece_role", "request_texts", "tagged_in_context"]
@@ -109,6 +112,58 @@ class TaggedLexicon:
 
     def __len__(self) -> int:
         return sum(len(v) for v in self.words.values())
+
+
+class Collocations:
+    """How often a word of a tag comes right before a word in a tagged corpus (words lower-cased): ``counts`` maps
+    ``(tag, the next word)`` to the counts of the words of that tag seen right before it. :meth:`before` restricts
+    the tags of ``min_count`` (tag -> the fewest times a pair must have been seen); other tags are free."""
+
+    def __init__(self, counts: Mapping[tuple[str, str], Mapping[str, int]], min_count: Mapping[str, int]) -> None:
+        self.counts = {k: dict(v) for k, v in counts.items()}
+        self.min_count = {t: int(n) for t, n in min_count.items()}
+
+    @classmethod
+    def count(cls, sentences: Iterable[tuple[Sequence[str], Sequence[str]]], min_count: Mapping[str, int],
+              top: int | None) -> Collocations:
+        """The pairs of ``sentences`` (``(words, PTB tags)``) whose first word has a tag of ``min_count`` and is one
+        of the ``top`` words of its tag seen most often in such pairs (null: any; ties alphabetical). A word keeps
+        the spelling it has most often (ties: the first in sorted order), so proper adjectives keep their
+        capital."""
+        counts: dict[tuple[str, str], Counter[str]] = {}
+        spellings: dict[str, Counter[str]] = {}
+        for words, tags in sentences:
+            for i in range(len(words) - 1):
+                if tags[i] in min_count:
+                    w = words[i].lower()
+                    counts.setdefault((tags[i], words[i + 1].lower()), Counter())[w] += 1
+                    spellings.setdefault(w, Counter())[words[i]] += 1
+        if top is not None:
+            totals: dict[str, Counter[str]] = {}
+            for (tag, _), c in counts.items():
+                totals.setdefault(tag, Counter()).update(c)
+            keep = {t: set(sorted(c, key=lambda w: (-c[w], w))[: int(top)]) for t, c in totals.items()}
+            counts = {k: Counter({w: n for w, n in c.items() if w in keep[k[0]]}) for k, c in counts.items()}
+        spelled = {w: sorted(c, key=lambda v: (-c[v], v))[0] for w, c in spellings.items()}
+        return cls({k: {spelled[w]: n for w, n in c.items()} for k, c in counts.items() if c}, min_count)
+
+    def restricts(self, tag: str) -> bool:
+        """Whether a fill of ``tag`` must have been seen before the word after its mask."""
+        return tag in self.min_count
+
+    def before(self, tag: str, word: str | None) -> list[str]:
+        """The words of ``tag`` seen right before ``word`` at least ``min_count[tag]`` times, most often first
+        (ties alphabetical); none after the sentence's last word (``word`` ``None``)."""
+        if word is None:
+            return []
+        c = self.counts.get((tag, word.lower()), {})
+        n = self.min_count.get(tag, 1)
+        return sorted((w for w, k in c.items() if k >= n), key=lambda w: (-c[w], w))
+
+    def filtered(self, keep: Callable[[str, str], bool]) -> Collocations:
+        """The same counts with only the words ``keep(word, tag)`` allows."""
+        counts = {k: {w: n for w, n in v.items() if keep(w, k[0])} for k, v in self.counts.items()}
+        return Collocations({k: v for k, v in counts.items() if v}, self.min_count)
 
 
 def _request_tag(tokens: Sequence[str], position: int) -> str:
@@ -516,13 +571,19 @@ class TagsInContext(Protocol):
 
 class LMNextOptions(Block):
     """``s2lct.expansion.fill.lm_next``: ``candidates`` (next words per mask taken from the LM),
+    ``lexicon_candidates`` (the tag filter's most frequent words of the mask's tag added to them; 0: none),
     ``max_pieces`` (tokens a word is continued to), ``window`` (words after the mask the rescoring reads;
+    null: the whole sentence; 0: the word alone), ``rescore`` (the best this many are scored again against the
+    sentence without them; null: not), ``rescore_window`` (the words after the mask that second scoring reads;
     null: the whole sentence) and ``tag_filter`` (a lexicon a known word must have been seen in with the
     mask's tag; null: none)."""
 
     candidates: int
+    lexicon_candidates: int
     max_pieces: int
     window: int | None
+    rescore: int | None
+    rescore_window: int | None
     tag_filter: LexiconOptions | None
 
 
@@ -540,6 +601,19 @@ def request_texts(tokens: Sequence[str], position: int, words: Sequence[str], wi
     prefix = " ".join(tokens[:position])
     tail = (" " + " ".join(right)) if right else ""
     return [(prefix + " " if prefix else "") + w + tail for w in words]
+
+
+def without_mask(tokens: Sequence[str], position: int, window: int | None) -> str:
+    """The request's sentence without its mask: the left context and the next ``window`` words (null: all)."""
+    right = list(tokens[position + 1:])
+    return " ".join([*tokens[:position], *(right if window is None else right[:window])])
+
+
+def insertion_gain(with_word: float, without: float, grid: ScoreGrid) -> float:
+    """How much more (> 0) or less (< 0) probable the sentence is with the inserted word than without it: the
+    difference of two summed log-probabilities (the word's own log-probability included), on the ``logprob``
+    grid."""
+    return grid.round("logprob", with_word - without)
 
 
 def cased_like(tokens: Sequence[str], position: int, words: Sequence[str]) -> list[str]:
@@ -587,20 +661,26 @@ class LMNextFillProposer(FillProposerBase):
                                     max_per_tag=tf.max_per_tag, lowercase=tf.lowercase)
         words = CausalNextWords.of_scorer(scorer, grid=grid, max_pieces=o.max_pieces,
                                           known=lexicon.knows if lexicon is not None else None)
-        return cls(words, scorer, grid=grid, candidates=o.candidates, window=o.window, tag_lexicon=lexicon,
-                   prefilter=parts.prefilter, tagger=None)
+        return cls(words, scorer, grid=grid, candidates=o.candidates, lexicon_candidates=o.lexicon_candidates,
+                   window=o.window, rescore=o.rescore,
+                   rescore_window=o.rescore_window, tag_lexicon=lexicon, prefilter=parts.prefilter, tagger=None)
 
     def __init__(self, words: NextWordSource, scorer: Any, *, grid: ScoreGrid, candidates: int, window: int | None,
                  tag_lexicon: TaggedLexicon | None, prefilter: Callable[[str, str], bool] | None,
-                 tagger: Tagger | None) -> None:
+                 tagger: Tagger | None, lexicon_candidates: int = 0, rescore: int | None = None,
+                 rescore_window: int | None = None) -> None:
         self.words = words
         self.scorer = scorer
         self.grid = grid
         self.candidates = int(candidates)
+        self.lexicon_candidates = int(lexicon_candidates)
+        self.rescore = None if rescore is None else int(rescore)
+        self.rescore_window = None if rescore_window is None else int(rescore_window)
         self.window = None if window is None else int(window)
         self.tag_lexicon = tag_lexicon
         self.prefilter = prefilter
         self.tagger = tagger  # the expander's tagger (set when it is built): the tag of each word in context
+        self.collocations: Collocations | None = None  # set by the expander: pairs a fill must have been seen in
         self.texts_scored = 0
         self.texts_tagged = 0
 
@@ -615,6 +695,25 @@ class LMNextFillProposer(FillProposerBase):
             return False
         return self.prefilter is None or self.prefilter(word, tag)
 
+    def _collocated(self, tokens: Sequence[str], position: int, tag: str) -> list[str] | None:
+        """For a tag ``collocations`` restricts: the words seen right before the word after the mask (most often
+        first, at most ``candidates``) that :meth:`allowed` keeps; ``None`` for other tags."""
+        col = self.collocations
+        if col is None or not col.restricts(tag):
+            return None
+        nxt = tokens[position + 1] if position + 1 < len(tokens) else None
+        seen = [w for w in cased_like(tokens, position, col.before(tag, nxt)) if self.allowed(w, tag)]
+        return seen[: self.candidates]
+
+    def _with_lexicon(self, words: list[str], tag: str) -> list[str]:
+        """``words``, then the ``lexicon_candidates`` most frequent words of ``tag`` in the tag lexicon that
+        :meth:`allowed` keeps and ``words`` lacks (case-insensitive)."""
+        if self.tag_lexicon is None or self.lexicon_candidates <= 0:
+            return words
+        have = {w.lower() for w in words}
+        extra = [w for w in self.tag_lexicon.candidates(tag) if w.lower() not in have and self.allowed(w, tag)]
+        return [*words, *extra[: self.lexicon_candidates]]
+
     def propose_many(self, requests: Sequence[FillRequest], k: int) -> list[list[Fill]]:
         tags: list[str] = []
         for tokens, position in requests:
@@ -623,18 +722,48 @@ class LMNextFillProposer(FillProposerBase):
             if tag is None:
                 raise ValueError(f"tokens[{position}] = {tokens[position]!r} is not a mask placeholder {{TAG}}")
             tags.append(tag)
-        contexts = [" ".join(tokens[:position]) for tokens, position in requests]
-        nexts = self.words.next_words(contexts, self.candidates) if requests else []
-        cands = [[w for w in cased_like(t, p, [w for w, _ in ws]) if self.allowed(w, tag)]
-                 for (t, p), ws, tag in zip(requests, nexts, tags, strict=True)]
+        fixed = [self._collocated(t, p, tag) for (t, p), tag in zip(requests, tags, strict=True)]
+        ask = [i for i, f in enumerate(fixed) if f is None]
+        nexts = self.words.next_words([" ".join(requests[i][0][: requests[i][1]]) for i in ask],
+                                      self.candidates) if ask else []
+        cands = [f or [] for f in fixed]
+        for i, ws in zip(ask, nexts, strict=True):
+            (t, p), tag = requests[i], tags[i]
+            cands[i] = self._with_lexicon([w for w in cased_like(t, p, [w for w, _ in ws]) if self.allowed(w, tag)],
+                                          tag)
         if self.tagger is not None:
             self.texts_tagged += sum(len(c) for c in cands)
             cands = tagged_in_context(self.tagger, requests, tags, cands)
-        groups = [request_texts(t, p, ws, self.window) for (t, p), ws in zip(requests, cands, strict=True)]
+        ranked = self._ranked(requests, cands, self.window)
+        if self.rescore is not None:
+            ranked = self._gain_ranked(requests, [[f.word for f in r[: self.rescore]] for r in ranked],
+                                       self.rescore_window)
+        return [r[:k] for r in ranked]
+
+    def _ranked(self, requests: Sequence[FillRequest], cands: Sequence[Sequence[str]],
+                window: int | None) -> list[list[Fill]]:
+        """Each request's words scored as ``left context + word + the next window words`` (the shared left context
+        left out), on the grid, best first (equal scores by word)."""
+        groups = [request_texts(t, p, ws, window) for (t, p), ws in zip(requests, cands, strict=True)]
         scores = self.scorer.score_grouped(groups, relative=True) if any(groups) else [[] for _ in groups]
         self.texts_scored += sum(len(g) for g in groups)
         out: list[list[Fill]] = []
         for words, sc in zip(cands, scores, strict=True):
             fills = [Fill(w, self.grid.round("logprob", s)) for w, s in zip(words, sc, strict=True)]
-            out.append(stable_ranking(fills, lambda f: f.score, lambda f: f.word)[:k])
+            out.append(stable_ranking(fills, lambda f: f.score, lambda f: f.word))
+        return out
+
+    def _gain_ranked(self, requests: Sequence[FillRequest], cands: Sequence[Sequence[str]],
+                     window: int | None) -> list[list[Fill]]:
+        """Each request's words scored by their gain (:func:`insertion_gain`): the log-probability of ``left context
+        + word + the next window words`` minus that of ``left context + the next window words`` (null: the whole
+        sentence), on the grid, best first (equal scores by word)."""
+        groups = [[without_mask(t, p, window), *request_texts(t, p, ws, window)] if ws else []
+                  for (t, p), ws in zip(requests, cands, strict=True)]
+        scores = self.scorer.score_grouped(groups, relative=True) if any(groups) else [[] for _ in groups]
+        self.texts_scored += sum(len(g) for g in groups)
+        out: list[list[Fill]] = []
+        for words, sc in zip(cands, scores, strict=True):
+            fills = [Fill(w, insertion_gain(s, sc[0], self.grid)) for w, s in zip(words, sc[1:], strict=True)]
+            out.append(stable_ranking(fills, lambda f: f.score, lambda f: f.word))
         return out

@@ -79,7 +79,8 @@ def generate_stage(ctx: StageContext, config: S2lctConfig, item: str) -> dict[st
     if ec.enabled:
         items = expansion_targets(spec, used, suite=suite, seed=config.seed, max_seeds=ec.max_seeds)
         chunks = chunked(items, EXPAND_CHUNK) if items else []
-        results, counters = ctx.map(components.expansion_worker, chunks, part="generation", args=(ctx.root,),
+        pairs = components.collocations(config, ((f.sentence.words, f.sentence.tags) for f in pool))
+        results, counters = ctx.map(components.expansion_worker, chunks, part="generation", args=(ctx.root, pairs),
                                     desc=f"S2LCT expand {suite} ({len(items)} sentences)")
         lm_texts = int(counters.get("lm_texts_scored", 0))
         natural_texts = int(counters.get("naturalness_texts_scored", 0))
