@@ -158,31 +158,43 @@ class CountingProposer:
         return self.inner.propose_many(requests, k)
 
 
+class FlatParts(s2_components.FillParts):
+    """The stage's fill parts with the naturalness check's fake LM (every text equally natural)."""
+
+    def lm_scorer(self, dtype: str | None) -> Any:
+        from tests.s2lct.test_generate_stage import FlatLM
+
+        return FlatLM()
+
+
 def s2lct_fakes(setter: Any) -> None:
-    """The S2LCT generate stage tests' fakes (word sentiment, reference grammar, proposer, tagger)."""
+    """The S2LCT generate stage tests' fakes (word sentiment, reference grammar, proposer, tagger, the re-parse's
+    trees and the naturalness check's LM)."""
     from lingtest.s2lct.grammar import parse_bracketed
     from tests.s2lct.generation_fixtures import word_sentiment
-    from tests.s2lct.test_generate_stage import TAGS
+    from tests.s2lct.test_generate_stage import TAGS, flat_trees
 
     reference = [parse_bracketed("(S (DT the) (JJ big) (JJ red) (NN dog) (. .))"),
                  parse_bracketed("(S (DT a) (JJ nice) (NN day))")]
     setter("word_sentiment", lambda _resources, _adverbs: word_sentiment)
     setter("reference_trees", lambda _ctx, _config: reference)
     setter("build_parser", lambda _parser: None)
-    setter("build_proposer", lambda _ctx, _config, _sentiment: CountingProposer())
+    setter("build_proposer", lambda _ctx, _config, _k, _attested: CountingProposer())
     setter("tagger_of", lambda _parser: lambda sents: [[TAGS.get(w, "X") for w in s] for s in sents])
+    setter("trees_of", lambda _parser: flat_trees)
+    setter("FillParts", FlatParts)
 
 
-def s2lct_worker(cfg: Any, root: Path) -> Any:
+def s2lct_worker(cfg: Any, root: Path, pairs: Any = None) -> Any:
     s2lct_fakes(functools.partial(setattr, s2_components))  # this actor's process only
-    return S2LCT_WORKER(cfg, root)
+    return S2LCT_WORKER(cfg, root, pairs)
 
 
 def run_s2lct(tmp_path: Path, mp: pytest.MonkeyPatch,
               executors: dict[str, list[str]]) -> dict[str, tuple[Path, dict[str, Any]]]:
     from lingtest.config import compose
     from tests.s2lct.generation_fixtures import SST_POOL
-    from tests.s2lct.test_generate_stage import _doc
+    from tests.s2lct.test_generate_stage import INSERTIONS, _doc
 
     parsed = tmp_path / "parsed" / "sst"
     for split, rows in (("train", SST_POOL[:6]), ("dev", SST_POOL[6:8]), ("test", SST_POOL[8:])):
@@ -197,7 +209,7 @@ def run_s2lct(tmp_path: Path, mp: pytest.MonkeyPatch,
                        f"paths.s2lct.baselines={d / 'baselines'}", f"paths.s2lct.metrics={d / 'metrics'}",
                        "s2lct.suites.sst.baseline=null", "s2lct.expansion.max_seeds=null",
                        "s2lct.expansion.max_masked=null", "s2lct.expansion.fill.top_k=4",
-                       "s2lct.expansion.validate.keep=2", *ex])
+                       "s2lct.expansion.validate.keep=2", *INSERTIONS, *ex])
         out[name] = (d, run_body(s2_stages.generate_stage, cfg, NullTracker(), "sst"))
     return out
 
@@ -212,6 +224,7 @@ def test_s2lct_generation_on_ray_is_identical(local_ray, tmp_path, monkeypatch):
     runs = run_s2lct(tmp_path, monkeypatch, {"local": [], "ray": RAY_OVERRIDES})  # conf/executor/ray.yaml
     (a, m_a), (b, m_b) = runs["local"], runs["ray"]
     assert m_a["exp_cases"] > 0 and m_a["expansion"]["sentences"] > 3 and m_a["lm_texts_scored"] > 0
+    assert m_a["expansion"]["checked"] > 0 and m_a["naturalness_texts_scored"] > 0  # the acceptance checks ran
     assert _files(a, skip=("generation_sst.json",)) == _files(b, skip=("generation_sst.json",))
     assert _without_seconds(m_a) == _without_seconds(m_b)
     on_disk = [json.loads((d / "metrics" / "generation_sst.json").read_text()) for d in (a, b)]

@@ -54,10 +54,16 @@ class Sentiment:
 
 
 class LengthLM:
-    """Scores a text by minus its length (the stand-in of the causal LM: shorter fills rank first)."""
+    """Scores a text by minus its length (the stand-in of the causal LM: shorter fills rank first); every text
+    is equally natural (the naturalness check passes)."""
 
     def score_grouped(self, groups: list[list[str]], relative: bool = True) -> list[list[float]]:
         return [[-float(len(t)) for t in g] for g in groups]
+
+    def token_logprobs_grouped(self, groups: list[list[str]]) -> list[list[Any]]:
+        from lingtest.resources.lm import TokenScores
+
+        return [[TokenScores(t, ["x"], [0], [-1.0]) for t in g] for g in groups]
 
 
 class SharedParser:
@@ -100,7 +106,8 @@ def overrides(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spacy_parser) -> 
     monkeypatch.setattr(components, "word_sentiment", lambda _resources, _adverbs: Sentiment())
     monkeypatch.setattr(FillParts, "lm_scorer", lambda self, dtype: LengthLM())
     return [f"paths.prepared={tmp_path / 'prepared'}", f"paths.manifests={tmp_path / 'manifests'}",
-            "s2lct.expansion.fill.lexicon.min_count=1"]
+            "s2lct.expansion.fill.kind=lexicon_lm", "s2lct.expansion.fill.lexicon.min_count=1",
+            "s2lct.expansion.insertions=null"]  # Algorithm 1's every masked sentence over the tiny grammar
 
 
 @pytest.fixture()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from lingtest.resources.fill import Fill, FillProposerBase
-from lingtest.s2lct.expand import Expander, ExpansionStats
+from lingtest.s2lct.expand import Acceptance, Expander, ExpansionStats
 from lingtest.s2lct.fill import LexiconLMFillProposer, TaggedLexicon, mask_tag
 from lingtest.s2lct.grammar import ReferenceCFG, parse_bracketed
 from lingtest.s2lct.predicates import Knowledge, SearchSentence, parse_predicate
@@ -44,8 +44,13 @@ def seed() -> Found:
     return Found(SearchSentence(["Or", "both", "."], ["CC", "DT", "."], "neutral", id="or-both"), tree)
 
 
+#: the tags and predicates alone (the acceptance rules have their own tests: test_expansion_acceptance.py)
+NO_CHECKS = Acceptance(boundary_repeat=True, trees=None, naturalness=None)
+
+
 def expander(proposer, **kw):
-    opts = dict(top_masks=5, max_masks=9, max_masked=None, top_k=10, max_tries=20, keep=10, seed=1) | kw
+    opts = dict(top_masks=5, max_masks=9, max_masked=None, top_k=10, max_tries=20, keep=10, seed=1,
+                acceptance=NO_CHECKS) | kw
     return Expander(REFERENCE, proposer, fake_tagger, **opts)
 
 

@@ -1,7 +1,7 @@
 """The ``s2lct_generate`` stage body end to end on a tiny parsed corpus with the real capability specs of
 ``conf/``: seeds found by the configured predicates, Algorithm 1 expansions (fake reference grammar,
-proposer and tagger, so no parser or LM loads), the suite, baseline and metrics files, and a suite that
-is byte-identical across runs."""
+proposer, tagger, trees and LM, so no parser or LM loads), the suite, baseline and metrics files, and a
+suite that is byte-identical across runs."""
 
 from __future__ import annotations
 
@@ -14,8 +14,10 @@ from lingtest.data.io import read_jsonl, write_jsonl
 from lingtest.data.model import Document, Sentence, TestCase, Token, Tree
 from lingtest.pipeline.runner import run_body
 from lingtest.resources.fill import Fill, FillProposerBase
+from lingtest.resources.lm import TokenScores
 from lingtest.s2lct import components, stages
-from lingtest.s2lct.grammar import parse_bracketed
+from lingtest.s2lct.components import FillParts
+from lingtest.s2lct.grammar import Node, parse_bracketed
 from lingtest.tracking import NullTracker
 
 from .generation_fixtures import SST_POOL, word_sentiment
@@ -36,6 +38,26 @@ class Proposer(FillProposerBase):
         return [[Fill(w, -i) for i, w in enumerate(words[:k])] for _ in requests]
 
 
+#: the insertions the fixture's flat ``S`` trees allow: an adjective after a determiner or an adjective
+INSERTIONS = ["s2lct.expansion.insertions=[{lhs:[S],tag:[JJ],after:[DT,JJ],before:[NN,JJ],final:false,"
+              "attested:null,collocated:null}]"]
+
+#: every word's tag in the pool and the fills (the fake parser's)
+WORD_TAGS = {w: t for text, tags, _ in SST_POOL for w, t in zip(text.split(), tags.split(), strict=True)} | TAGS
+
+
+def flat_trees(sentences: list[list[str]]) -> list[Node]:
+    """The fake parser's trees: ``S`` over the words' tags (the fixture's seeds are such trees)."""
+    return [Node("S", tuple(Node(WORD_TAGS.get(w, "X"), (), w) for w in s)) for s in sentences]
+
+
+class FlatLM:
+    """The naturalness check's LM: every text equally natural."""
+
+    def token_logprobs_grouped(self, groups: list[list[str]]) -> list[list[TokenScores]]:
+        return [[TokenScores(t, ["x"], [0], [-1.0]) for t in g] for g in groups]
+
+
 def _doc(i: int, text: str, tags: str, label: str) -> Document:
     toks = [Token(w, tag=t) for w, t in zip(text.split(), tags.split(), strict=True)]
     tree = Tree("S", [Tree(t, token=j) for j, t in enumerate(tags.split())])
@@ -54,16 +76,18 @@ def cfg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
             f"paths.manifests={tmp_path / 'manifests'}", f"paths.s2lct.suites={tmp_path / 'suites'}",
             f"paths.s2lct.baselines={tmp_path / 'baselines'}", f"paths.s2lct.metrics={tmp_path / 'metrics'}",
             "s2lct.suites.sst.baseline=null", "s2lct.expansion.max_seeds=null", "s2lct.expansion.max_masked=null",
-            "s2lct.expansion.fill.top_k=4", "s2lct.expansion.validate.keep=2"]
+            "s2lct.expansion.fill.top_k=4", "s2lct.expansion.validate.keep=2", *INSERTIONS]
     c = compose(over)
     reference = [parse_bracketed("(S (DT the) (JJ big) (JJ red) (NN dog) (. .))"),
                  parse_bracketed("(S (DT a) (JJ nice) (NN day))")]
     monkeypatch.setattr(components, "word_sentiment", lambda _resources, _adverbs: word_sentiment)
     monkeypatch.setattr(components, "reference_trees", lambda _ctx, _config: reference)
     monkeypatch.setattr(components, "build_parser", lambda _parser: None)
-    monkeypatch.setattr(components, "build_proposer", lambda _ctx, _config, _sentiment: Proposer())
+    monkeypatch.setattr(components, "build_proposer", lambda _ctx, _config, _k, _attested: Proposer())
     monkeypatch.setattr(components, "tagger_of", lambda _parser: lambda sents: [[TAGS.get(w, "X") for w in s]
                                                                                for s in sents])
+    monkeypatch.setattr(components, "trees_of", lambda _parser: flat_trees)
+    monkeypatch.setattr(FillParts, "lm_scorer", lambda self, dtype: FlatLM())
     return c
 
 
@@ -75,6 +99,9 @@ def test_generate_stage_writes_a_reproducible_suite(cfg, tmp_path: Path) -> None
     kinds = [c.meta["kind"] for c in cases]
     assert m["searchable"] == len(SST_POOL) and m["seed_cases"] == kinds.count("seed") > 0
     assert m["exp_cases"] == kinds.count("exp") > 0
+    ex = m["expansion"]  # the production and naturalness checks ran (the fakes accept what they see)
+    assert ex["checked"] == ex["production_ok"] == ex["natural_ok"] >= ex["expansions"] > 0
+    assert m["naturalness_texts_scored"] > 0
     assert kinds == sorted(kinds, key=lambda k: k != "seed")  # seeds first, then expansions
     # every expansion is a seed's sentence with JJs inserted where the reference grammar allows; "dog" (NN
     # in context) fails the tag check (the SentiWordNet prefilter is part of the configured proposer)

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from lingtest.s2lct.expand import Expander
+from lingtest.s2lct.expand import Acceptance, Expander
 from lingtest.s2lct.fill import LexiconLMFillProposer, TaggedLexicon
 from lingtest.s2lct.grammar import ReferenceCFG, parse_bracketed
 from lingtest.s2lct.predicates import Knowledge, SearchSentence, parse_predicate
@@ -50,8 +50,8 @@ def generate(seed: int | None) -> bytes:
     lexicon = TaggedLexicon([(w, "NNS") for w in WORDS], min_count=1, max_per_tag=None, lowercase=True)
     proposer = LexiconLMFillProposer(lexicon, noisy_scorer(TableScorer(), Noise(seed or 0, rel)), grid=GRID,
                                      window=None, max_candidates=None)
-    expander = Expander(REFERENCE, proposer, tagger, top_masks=5, max_masks=9, max_masked=None, top_k=2,
-                        max_tries=20, keep=10, seed=1)
+    expander = Expander(REFERENCE, proposer, tagger, acceptance=Acceptance(True, None, None), top_masks=5,
+                        max_masks=9, max_masked=None, top_k=2, max_tries=20, keep=10, seed=1)
     pred = parse_predicate("hasattr(length, < 10)")
     out = expander.expand([(found(), [pred])], Knowledge())
     return json.dumps({k: [[e.text, e.masked, list(e.fills)] for e in v] for k, v in out.items()},

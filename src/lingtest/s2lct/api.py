@@ -241,7 +241,8 @@ def generate(sentences: Sequence[str], *, task: str = "sentiment", labels: Seque
         items = expansion_targets(spec, used, suite=name, seed=s2.seed, max_seeds=s2.expansion.max_seeds)
         if expand and items:
             try:
-                expander = components.build_expander(ctx, s2, k.sentiment, parser=parser)
+                pairs = components.collocations(s2, ((f.sentence.words, f.sentence.tags) for f in pool))
+                expander = components.build_expander(ctx, s2, k, parser=parser, pairs=pairs)
             except MissingResourceError as exc:
                 raise MissingResourceError(f"{exc} (expand=False: the seed cases alone)") from None
             with Bar(f"S2LCT {name}: expanding", progress) as bar:

@@ -16,7 +16,8 @@ from pydantic import Field
 from lingtest.config import Block, Section
 from lingtest.errors import ConfigError
 from lingtest.resources.fill import MaskedLMFillConfig
-from lingtest.s2lct.fill import LexiconLMFillConfig
+from lingtest.s2lct.fill import LexiconLMFillConfig, LMNextFillConfig
+from lingtest.s2lct.grammar import Insertion
 from lingtest.s2lct.spec import SuiteSpec
 from lingtest.s2lct.training import ClassifierData, TrainClassifierConfig
 
@@ -35,20 +36,47 @@ class Reference(Block):
     split: str
 
 
-class Fill(LexiconLMFillConfig, MaskedLMFillConfig):
+class Fill(LexiconLMFillConfig, MaskedLMFillConfig, LMNextFillConfig):
     """``s2lct.expansion.fill``: ``kind`` (a proposer of :data:`lingtest.s2lct.components.FILL_PROPOSERS`),
     ``top_k`` (candidates per mask, read by the expander) and the keys of every registered proposer: this
     block *is* each proposer's ``Config`` (its bases), so all of them are checked and switching ``kind``
     is one override. A new proposer adds its ``Config`` to the bases and its name to ``kind``."""
 
-    kind: Literal["lexicon_lm", "masked_lm"]
+    kind: Literal["lexicon_lm", "lm_next", "masked_lm"]
     top_k: int
 
 
 class Validate(Block):
+    """``s2lct.expansion.validate``: fillings tried and kept per masked sentence, the prefilter's
+    ``alphanumeric``, and the acceptance rules of :class:`lingtest.s2lct.expand.Acceptance`: ``boundary_repeat``
+    (a fill may equal a word next to its mask), ``production`` (the re-parse must realise the chosen
+    production) and ``min_naturalness_drop`` (null: not checked)."""
+
     max_tries: int
     keep: int
     alphanumeric: bool
+    refuse: list[str]           # names of s2lct.lexicons whose words no fill may be
+    boundary_repeat: bool
+    production: bool
+    min_naturalness_drop: float | None
+
+
+class InsertionRule(Block):
+    """One entry of ``s2lct.expansion.insertions`` (:class:`lingtest.s2lct.grammar.Insertion`): one word of a
+    ``tag`` inserted into a phrase labelled ``lhs``, right after a sibling in ``after`` and before one in
+    ``before`` (``^`` / ``$``: the phrase's edge)."""
+
+    lhs: list[str]
+    tag: list[str]
+    after: list[str]
+    before: list[str]
+    final: bool                 # the sibling after the mask must end the phrase (an NP's head noun)
+    attested: int | None        # the fill must fill such a slot in the reference treebank this many times (null: any)
+    collocated: int | None      # the fill must come right before the next word this many times in the suite's corpus
+
+    def rule(self) -> Insertion:
+        return Insertion.of(self.lhs, self.tag, self.after, self.before, final=self.final, attested=self.attested,
+                            collocated=self.collocated)
 
 
 class Expansion(Block):
@@ -58,6 +86,12 @@ class Expansion(Block):
     max_masks: int
     max_seeds: int | None
     max_masked: int | None
+    insertions: list[InsertionRule] | None   # null: every masked sentence of Algorithm 1
+    collocation_words: int | None            # a collocated fill: one of this many words of its tag seen most in pairs
+
+    def insertion_rules(self) -> list[Insertion] | None:
+        """The typed rules of ``insertions`` (``None``: no restriction)."""
+        return None if self.insertions is None else [r.rule() for r in self.insertions]
     fill: Fill
     validation: Validate = Field(alias="validate")  # `validate` in the YAML (a pydantic BaseModel attribute)
 

@@ -14,19 +14,28 @@
   right-hand side of the same left-hand side that contains the seed's right-hand side as an
   ordered subsequence, is longer, and adds only word-level POS symbols, gives a masked sentence
   (the added symbols become masks, in their positions). The ``top`` most probable per seed
-  production are kept; sentences with more than ``max_masks`` masks are skipped.
+  production are kept; sentences with more than ``max_masks`` masks are skipped. Each keeps the path
+  of the node it expanded (:attr:`MaskedSentence.span`: the leaves it covers).
+* :class:`Insertion` restricts which masked sentences are filled: a masked sentence with one mask is an
+  insertion in context ``(lhs, the symbol before, the inserted tag, the symbol after)``
+  (:func:`insertion_context`; ``^``/``$``: the phrase's edge), and :func:`allowed_insertion` keeps those some
+  rule matches (a pre-modifier: an adjective before the head noun of an NP, an adverb before a verb phrase...).
+* :func:`realises` checks an expansion's re-parse: a phrase over the expanded node's leaves with the
+  production's label and children (:func:`child_is`: a one-word phrase stands for its word's tag).
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
-__all__ = ["MaskedSentence", "Node", "ReferenceCFG", "is_word_pos", "masked_sentences", "node_from_tree",
-           "parse_bracketed", "production_rule_coverage", "productions", "strip_function_tags"]
+__all__ = ["EDGE_AFTER", "EDGE_BEFORE", "Insertion", "MaskedSentence", "Node", "ReferenceCFG", "allowed_insertion",
+           "attested_words", "child_is", "collocated_counts", "embed", "insertion_context", "is_word_pos", "leaf_span",
+           "masked_sentences", "node_from_tree", "one_word_tag", "parse_bracketed", "production_rule_coverage",
+           "productions", "realises", "Slot", "slot_contexts", "spans", "strip_function_tags"]
 
 Production = tuple[str, tuple[str, ...]]
 
@@ -145,6 +154,55 @@ def productions(tree: Node) -> list[Production]:
     return [(n.label, n.rhs()) for _, n in tree.subtrees() if n.children]
 
 
+def leaf_span(tree: Node, path: tuple[int, ...]) -> tuple[int, int]:
+    """The leaves ``[start, end)`` (left to right, masks included) that the node at ``path`` covers."""
+    start, node = 0, tree
+    for i in path:
+        start += sum(len(c.leaves()) for c in node.children[:i])
+        node = node.children[i]
+    return start, start + len(node.leaves())
+
+
+def spans(tree: Node) -> dict[tuple[int, int], list[Node]]:
+    """Every phrase of ``tree`` (a node with children) by the leaves ``[start, end)`` it covers; nodes of a
+    unary chain share a span (outermost first)."""
+    out: dict[tuple[int, int], list[Node]] = {}
+
+    def walk(node: Node, start: int) -> int:
+        if not node.children:
+            return start + 1
+        here = out.setdefault((start, start + len(node.leaves())), [])
+        here.append(node)  # before its children: the outermost of a unary chain comes first
+        end = start
+        for c in node.children:
+            end = walk(c, end)
+        return end
+
+    walk(tree, 0)
+    return out
+
+
+def one_word_tag(node: Node) -> str | None:
+    """The tag of the single word a phrase is a unary chain over (``(ADVP (RB only))`` -> ``RB``), else
+    ``None``."""
+    while len(node.children) == 1:
+        node = node.children[0]
+    return node.label if not node.children else None
+
+
+def child_is(child: Node, symbol: str) -> bool:
+    """Whether ``child`` stands for ``symbol`` in a production: its label, or the tag of the one word it is
+    a phrase over (a parser may wrap a lone adverb in ``ADVP`` where the treebank puts ``RB``)."""
+    return child.label == symbol or (bool(child.children) and one_word_tag(child) == symbol)
+
+
+def realises(tree: Node, span: tuple[int, int], lhs: str, rhs: tuple[str, ...]) -> bool:
+    """Whether ``tree`` has a phrase over the leaves ``span`` labelled ``lhs`` whose children stand for ``rhs``
+    in order (:func:`child_is`): the production ``lhs -> rhs`` at that span."""
+    return any(n.label == lhs and len(n.children) == len(rhs) and all(map(child_is, n.children, rhs))
+               for n in spans(tree).get(span, ()))
+
+
 def production_rule_coverage(trees: Iterable[Node]) -> int:
     """Distinct non-lexical productions over ``trees`` (the paper's syntactic diversity)."""
     seen: set[Production] = set()
@@ -209,6 +267,12 @@ class MaskedSentence:
     seed_rhs: tuple[str, ...]
     ref_rhs: tuple[str, ...]
     prob: float
+    path: tuple[int, ...]  # of the expanded node (``lhs -> ref_rhs``) in ``tree``
+
+    @property
+    def span(self) -> tuple[int, int]:
+        """The leaves ``[start, end)`` of the expanded node (a filled sentence's words at the same places)."""
+        return leaf_span(self.tree, self.path)
 
     @property
     def words(self) -> list[str | None]:
@@ -228,10 +292,11 @@ class MaskedSentence:
         return " ".join(w if w is not None else "{" + t + "}" for w, t in zip(self.words, self.tags, strict=True))
 
 
-def masked_sentences(tree: Node, cfg: ReferenceCFG, *, top: int, max_masks: int) -> list[MaskedSentence]:
+def masked_sentences(tree: Node, cfg: ReferenceCFG, *, top: int, max_masks: int,
+                     keep: Callable[[MaskedSentence], bool] | None = None) -> list[MaskedSentence]:
     """Algorithm 1 on one seed tree: the masked sentences, per seed production (pre-order) the
-    ``top`` most probable (the most frequent reference rules; ties: the right-hand side in sorted order), duplicates
-    (the same masked tree from two productions) kept once."""
+    ``top`` most probable (the most frequent reference rules; ties: the right-hand side in sorted order) of those
+    ``keep`` allows (``None``: all), duplicates (the same masked tree from two productions) kept once."""
     out: list[MaskedSentence] = []
     seen: set[Node] = set()
     for path, node in tree.subtrees():
@@ -253,7 +318,9 @@ def masked_sentences(tree: Node, cfg: ReferenceCFG, *, top: int, max_masks: int)
             for i, sym in enumerate(r_rhs):
                 kids.append(next(it) if i in where else Node(sym, (), None))
             new_tree = tree.replace(path, Node(node.label, tuple(kids)))
-            found.append(MaskedSentence(new_tree, node.label, s_rhs, r_rhs, cfg.prob(tree.label, node.label, r_rhs)))
+            m = MaskedSentence(new_tree, node.label, s_rhs, r_rhs, cfg.prob(tree.label, node.label, r_rhs), path)
+            if keep is None or keep(m):
+                found.append(m)
         # within one seed production P(start) and P(lhs) are shared: the rule's count orders them (also
         # when the seed's root label never starts a reference tree and every product is 0)
         found.sort(key=lambda m: (-cfg.rules[(m.lhs, m.ref_rhs)], m.ref_rhs))
@@ -262,3 +329,139 @@ def masked_sentences(tree: Node, cfg: ReferenceCFG, *, top: int, max_masks: int)
                 seen.add(m.tree)
                 out.append(m)
     return out
+
+
+# ---- which insertions are filled -------------------------------------------------------------------------
+#: the symbol that stands for the phrase's start (nothing before the inserted word) or its end (nothing after)
+EDGE_BEFORE = "^"
+EDGE_AFTER = "$"
+
+
+class Slot(NamedTuple):
+    """Where a word sits in a phrase: the phrase's label (``lhs``), the sibling before it (``left``;
+    :data:`EDGE_BEFORE` at the phrase's start), its tag, the sibling after it (``right``; :data:`EDGE_AFTER` at the
+    end) and whether that sibling ends the phrase (``right_last``: the head of an NP such as *the [new] film*)."""
+
+    lhs: str
+    left: str
+    tag: str
+    right: str
+    right_last: bool
+
+
+def _slot(lhs: str, rhs: Sequence[str], i: int) -> Slot:
+    return Slot(lhs, rhs[i - 1] if i > 0 else EDGE_BEFORE, rhs[i], rhs[i + 1] if i + 1 < len(rhs) else EDGE_AFTER,
+                i + 2 == len(rhs))
+
+
+def insertion_context(m: MaskedSentence) -> Slot | None:
+    """The :class:`Slot` of a masked sentence's one mask in the reference right-hand side; ``None`` for two masks
+    or more."""
+    where = embed(m.seed_rhs, m.ref_rhs)
+    if where is None:
+        return None
+    added = [i for i in range(len(m.ref_rhs)) if i not in set(where)]
+    if len(added) != 1:
+        return None
+    return _slot(m.lhs, m.ref_rhs, added[0])
+
+
+@dataclass(frozen=True, slots=True)
+class Insertion:
+    """An insertion a masked sentence may make: one word of a tag in ``tag`` into a phrase labelled in ``lhs``,
+    right after a sibling labelled in ``after`` and right before one labelled in ``before`` (``^``/``$``: the
+    phrase's edge) and, when ``final``, that sibling ends the phrase; ``attested``: the word must fill such a slot
+    in the reference treebank at least this many
+    times (:func:`attested_words`; ``None``: any word of the tag); ``collocated``: the word must come right before
+    the word after the mask at least this many times in a corpus (:func:`collocated_counts`; ``None``: not
+    checked)."""
+
+    lhs: frozenset[str]
+    tag: frozenset[str]
+    after: frozenset[str]
+    before: frozenset[str]
+    final: bool = False
+    attested: int | None = None
+    collocated: int | None = None
+
+    @classmethod
+    def of(cls, lhs: Iterable[str], tag: Iterable[str], after: Iterable[str], before: Iterable[str], *,
+           final: bool = False, attested: int | None = None, collocated: int | None = None) -> Insertion:
+        return cls(frozenset(lhs), frozenset(tag), frozenset(after), frozenset(before), bool(final), attested,
+                   collocated)
+
+    def matches(self, slot: Slot) -> bool:
+        return (slot.lhs in self.lhs and slot.tag in self.tag and slot.left in self.after
+                and slot.right in self.before and (slot.right_last or not self.final))
+
+
+def allowed_insertion(m: MaskedSentence, rules: Sequence[Insertion] | None) -> bool:
+    """Whether ``m`` is filled: every masked sentence when ``rules`` is ``None``, else one mask, not the sentence's
+    first word (a sentence-initial bare noun is most often a parse error, *American falters when*), inserted in a
+    context (:func:`insertion_context`) that one of the rules matches."""
+    if rules is None:
+        return True
+    ctx = insertion_context(m)
+    return ctx is not None and m.mask_positions != [0] and any(r.matches(ctx) for r in rules)
+
+
+def _per_tag(rules: Sequence[Insertion], field: str) -> dict[str, list[int]]:
+    """The ``field`` values of the rules per tag of a rule that sets it; a ValueError when another rule of such a
+    tag leaves it unset."""
+    out: dict[str, list[int]] = {}
+    for r in rules:
+        v = getattr(r, field)
+        if v is not None:
+            for t in r.tag:
+                out.setdefault(t, []).append(int(v))
+    loose = sorted({t for r in rules if getattr(r, field) is None for t in r.tag if t in out})
+    if loose:
+        raise ValueError(f"tags {', '.join(loose)} have rules with and without {field}")
+    return out
+
+
+def collocated_counts(rules: Sequence[Insertion]) -> dict[str, int]:
+    """Per tag of a rule with ``collocated``: the fewest times a fill of the tag must have been seen right before
+    the word after its mask (the smallest over the tag's rules). Every rule of such a tag must set ``collocated``
+    (a ValueError otherwise)."""
+    return {t: min(v) for t, v in _per_tag(rules, "collocated").items()}
+
+
+def _one_word(node: Node) -> Node | None:
+    """The word (preterminal) a node is, or a phrase is a unary chain over; else ``None``."""
+    while len(node.children) == 1:
+        node = node.children[0]
+    return node if not node.children and node.word is not None else None
+
+
+def slot_contexts(tree: Node) -> Iterable[tuple[Slot, str]]:
+    """Every word of ``tree`` that is a phrase's child, or the one word of a child phrase (``(ADVP (RB also))``
+    stands for ``RB``, as in :func:`child_is`), with its :class:`Slot` (the word's tag as the slot's)."""
+    for _, node in tree.subtrees():
+        kids = node.children
+        labels = [c.label for c in kids]
+        for i, c in enumerate(kids):
+            leaf = _one_word(c)
+            if leaf is None or leaf.word is None:
+                continue
+            yield _slot(node.label, [*labels[:i], leaf.label, *labels[i + 1:]], i), leaf.word
+
+
+def attested_words(trees: Iterable[Node], rules: Sequence[Insertion]) -> dict[str, frozenset[str]]:
+    """Per tag of a rule with ``attested``: the words (lower-cased) that fill a slot the rule matches in ``trees`` at
+    least ``attested`` times, over every such rule of the tag. Every rule of such a tag must have ``attested`` (a
+    ValueError otherwise): a fill of the tag is then one of these words."""
+    tags = set(_per_tag(rules, "attested"))
+    counted = [r for r in rules if r.attested is not None]
+    counts: list[Counter[str]] = [Counter() for _ in counted]
+    for tree in trees:
+        for ctx, word in slot_contexts(tree):
+            for c, r in zip(counts, counted, strict=True):
+                if r.matches(ctx):
+                    c[word.lower()] += 1
+    out: dict[str, set[str]] = {t: set() for t in tags}
+    for c, r in zip(counts, counted, strict=True):
+        words = {w for w, n in c.items() if n >= int(r.attested or 0)}
+        for t in r.tag:
+            out[t].update(words)
+    return {t: frozenset(ws) for t, ws in out.items()}

@@ -55,6 +55,16 @@ class SentiWordNetSentiment:
             self._memo[key] = classify_scores(self.senses(word, pos))
         return self._memo[key]
 
+    def neutral_adverb(self, word: str) -> bool:
+        """Whether every *adverb* sense of ``word`` is neutral (WordNet's adverbs, whatever
+        ``adverbs_as_adjectives`` says: the fill check of an adverb such as *also*, which has no adjective
+        sense); a word without an adverb sense fails."""
+        key = (word.lower(), "adverb")
+        if key not in self._memo:
+            self._memo[key] = classify_scores([(float(s.pos_score()), float(s.neg_score()))
+                                               for s in self.swn.senti_synsets(word.lower(), "r")])
+        return self._memo[key] == "neutral"
+
     def neutral_word(self, word: str, pos: str | None) -> bool:
         """S2LCT's fill check: the word is pure neutral for its part of speech; for a tag outside
         adj/noun/verb/adv, every sense of the word in any part of speech is neutral. A word

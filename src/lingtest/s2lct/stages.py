@@ -75,13 +75,15 @@ def generate_stage(ctx: StageContext, config: S2lctConfig, item: str) -> dict[st
     ec = config.expansion
     stats = ExpansionStats()
     expansions: dict[str, list[Any]] = {}
-    lm_texts = 0
+    lm_texts = natural_texts = 0
     if ec.enabled:
         items = expansion_targets(spec, used, suite=suite, seed=config.seed, max_seeds=ec.max_seeds)
         chunks = chunked(items, EXPAND_CHUNK) if items else []
-        results, counters = ctx.map(components.expansion_worker, chunks, part="generation", args=(ctx.root,),
+        pairs = components.collocations(config, ((f.sentence.words, f.sentence.tags) for f in pool))
+        results, counters = ctx.map(components.expansion_worker, chunks, part="generation", args=(ctx.root, pairs),
                                     desc=f"S2LCT expand {suite} ({len(items)} sentences)")
         lm_texts = int(counters.get("lm_texts_scored", 0))
+        natural_texts = int(counters.get("naturalness_texts_scored", 0))
         for got, st in results:
             expansions.update(got)
             stats.merge(st)
@@ -97,6 +99,7 @@ def generate_stage(ctx: StageContext, config: S2lctConfig, item: str) -> dict[st
     metrics = {"suite": suite, "searchable": len(pool), "seed_cases": len(seeds), "exp_cases": len(exps),
                "baseline_cases": len(base), "expansion": stats.to_dict(),
                "capabilities": capability_counts(spec, gen, base), "lm_texts_scored": lm_texts,
+               "naturalness_texts_scored": natural_texts,
                "seconds": round(time.perf_counter() - t0, 1)}
     ctx.tracker.log_params({"s2lct.suite": suite, "s2lct.seed": config.seed, "s2lct.max_sents": config.seeds.max_sents,
                             "s2lct.max_seeds": ec.max_seeds, "s2lct.fill": ec.fill.kind})

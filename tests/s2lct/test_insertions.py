@@ -1,0 +1,144 @@
+"""Which masked sentences S2LCT fills and with what: the insertion rules (the slot of the one mask, the words a
+slot is attested with in the reference treebank, the word pairs of the suite's corpus), the refused words, the
+clitic boundary and the ``lm_next`` proposer's collocated candidates and gain ranking, on small fixtures."""
+
+from __future__ import annotations
+
+import pytest
+
+from lingtest.resources.fill import Fill, FillProposerBase
+from lingtest.s2lct.expand import Acceptance, Expander, ExpansionStats, splits_clitic
+from lingtest.s2lct.fill import Collocations, LMNextFillProposer, insertion_gain, without_mask
+from lingtest.s2lct.grammar import (
+    Insertion,
+    ReferenceCFG,
+    Slot,
+    allowed_insertion,
+    attested_words,
+    collocated_counts,
+    insertion_context,
+    masked_sentences,
+    parse_bracketed,
+)
+from lingtest.s2lct.predicates import Knowledge, SearchSentence
+from lingtest.s2lct.seeds import Found
+from tests.fakes.conf_options import score_grid
+
+GRID = score_grid()
+REFERENCE = [parse_bracketed(t) for t in [
+    "(S (NP (DT the) (JJ big) (NN dog)) (ADVP (RB also)) (VP (VBD ran)) (. .))",
+    "(S (NP (DT a) (JJ red) (NN cat)) (ADVP (RB also)) (VP (VBD sat)) (. .))",
+    "(S (NP (NNS dogs)) (RB often) (VP (VBD ran)) (. .))",
+    "(S (NP (DT the) (NN dog)) (VP (VBD ran)) (. .))",
+    "(S (NP (DT the) (NN dog)) (VP (VBD ran)) (RB away) (. .))",  # an insertion no rule allows
+]]
+ADJECTIVE = Insertion.of(["NP"], ["JJ"], ["DT"], ["NN"], final=True)
+ADVERB = Insertion.of(["S"], ["RB"], ["NP"], ["VP"], attested=2)
+SEED = parse_bracketed("(S (NP (DT the) (NN film)) (VP (VBD ran)) (. .))")
+
+
+def test_the_slot_of_a_masked_sentence_and_the_rules_that_allow_it():
+    ms = {m.text(): m for m in masked_sentences(SEED, ReferenceCFG(REFERENCE), top=5, max_masks=9)}
+    adj, adv = ms["the {JJ} film ran ."], ms["the film {RB} ran ."]
+    assert insertion_context(adj) == Slot("NP", "DT", "JJ", "NN", True)
+    assert insertion_context(adv) == Slot("S", "NP", "RB", "VP", False)
+    assert allowed_insertion(adj, [ADJECTIVE]) and not allowed_insertion(adv, [ADJECTIVE])
+    assert allowed_insertion(adv, [ADJECTIVE, ADVERB]) and allowed_insertion(adv, None)
+    # `final`: the noun after the mask must end the phrase
+    assert not Insertion.of(["NP"], ["JJ"], ["DT"], ["NN"], final=True).matches(Slot("NP", "DT", "JJ", "NN", False))
+    assert Insertion.of(["NP"], ["JJ"], ["DT"], ["NN"]).matches(Slot("NP", "DT", "JJ", "NN", False))
+
+
+def test_no_insertion_as_the_sentences_first_word():
+    seed = parse_bracketed("(S (NP (NN film)) (VP (VBD ran)) (. .))")
+    first = [m for m in masked_sentences(seed, ReferenceCFG([parse_bracketed("(S (NP (JJ big) (NN dog)) (. .))")]),
+                                         top=5, max_masks=9)]
+    assert [m.text() for m in first] == ["{JJ} film ran ."]
+    rule = Insertion.of(["NP"], ["JJ"], ["^"], ["NN"])
+    assert rule.matches(insertion_context(first[0])) and not allowed_insertion(first[0], [rule])
+
+
+def test_attested_words_count_the_reference_slots_lone_words_of_a_phrase_included():
+    assert attested_words(REFERENCE, [ADJECTIVE, ADVERB]) == {"RB": frozenset({"also"})}  # often: once; JJ: open
+    assert attested_words(REFERENCE, [Insertion.of(["S"], ["RB"], ["NP"], ["VP"], attested=1)]) == {
+        "RB": frozenset({"also", "often"})}
+    with pytest.raises(ValueError, match="tags RB have rules with and without attested"):
+        attested_words(REFERENCE, [ADVERB, Insertion.of(["VP"], ["RB"], ["VBD"], ["VP"])])
+    assert collocated_counts([Insertion.of(["NP"], ["JJ"], ["DT"], ["NN"], collocated=2), ADVERB]) == {"JJ": 2}
+
+
+def test_collocations_count_pairs_keep_the_usual_spelling_and_the_most_frequent_words():
+    sents = [("the French film and a new film".split(), "DT JJ NN CC DT JJ NN".split()),
+             ("a new film , a french film , the new cast".split(), "DT JJ NN , DT JJ NN , DT JJ NN".split())]
+    col = Collocations.count(sents, {"JJ": 1}, top=None)
+    assert col.before("JJ", "Film") == ["French", "new"]  # 2 each: alphabetical; French as it is written most
+    assert col.before("JJ", "cast") == ["new"] and col.before("JJ", None) == [] and col.before("NN", "x") == []
+    assert col.restricts("JJ") and not col.restricts("RB")
+    assert Collocations.count(sents, {"JJ": 3}, top=None).before("JJ", "film") == []
+    assert Collocations.count(sents, {"JJ": 1}, top=1).before("JJ", "film") == ["new"]  # new: 3 pairs, French: 2
+    assert col.filtered(lambda w, _t: w != "new").before("JJ", "film") == ["French"]
+
+
+def test_a_fill_before_a_clitic_is_refused():
+    assert splits_clitic(["it", "also", "'s", "good"], [1]) and splits_clitic(["do", "also", "n't"], [1])
+    assert not splits_clitic(["it", "also", "is", "good"], [1]) and not splits_clitic(["it", "'s", "x"], [2])
+
+
+class ListProposer(FillProposerBase):
+    name = "list"
+
+    def __init__(self, words):
+        self.words = words
+        self.requests = []
+
+    def propose_many(self, requests, k):
+        self.requests.extend(requests)
+        return [[Fill(w, -float(i)) for i, w in enumerate(self.words[:k])] for _ in requests]
+
+
+def test_the_expander_fills_only_allowed_collocated_slots():
+    seed = Found(SearchSentence("the film ran .".split(), "DT NN VBD .".split(), "neutral", id="s"), SEED)
+    tags = {"the": "DT", "film": "NN", "ran": "VBD", ".": ".", "new": "JJ", "also": "RB"}
+    proposer = ListProposer(["new", "also"])
+    opts = dict(top_masks=5, max_masks=9, max_masked=None, top_k=2, max_tries=20, keep=1, seed=1)
+    ex = Expander(ReferenceCFG(REFERENCE), proposer, lambda ss: [[tags.get(w, "NN") for w in s] for s in ss],
+                  acceptance=Acceptance(boundary_repeat=False, trees=None, naturalness=None),
+                  insertions=[ADJECTIVE, ADVERB], **opts)
+    st = ExpansionStats()
+    out = ex.expand([(seed, [])], Knowledge(), st)
+    assert st.masked > st.masked_allowed == st.masked_used == 2
+    assert sorted(e.text for e in out["s"]) == ["the film also ran .", "the new film ran ."]
+    ex.collocations = Collocations({("JJ", "cat"): {"red": 1}}, {"JJ": 1})  # nothing seen before "film"
+    st = ExpansionStats()
+    assert [e.text for e in ex.expand([(seed, [])], Knowledge(), st)["s"]] == ["the film also ran ."]
+    assert st.masked_allowed == 1
+
+
+class GroupScorer:
+    """Scores each text by a table (the shared left context included: only differences matter)."""
+
+    def __init__(self, table):
+        self.table = table
+        self.groups = []
+
+    def score_grouped(self, groups, relative=False):
+        self.groups.extend(groups)
+        return [[self.table[t] for t in g] for g in groups]
+
+
+class NoNextWords:
+    def next_words(self, contexts, n):
+        raise AssertionError("a collocated mask takes its words from the pairs, not from the LM")
+
+
+def test_lm_next_takes_collocated_words_and_ranks_them_by_their_gain():
+    scorer = GroupScorer({"the new": -2.0, "the french": -3.0, "the odd": -9.0,
+                          "the film ran": -10.0, "the new film ran": -11.5, "the french film ran": -11.0})
+    p = LMNextFillProposer(NoNextWords(), scorer, grid=GRID, candidates=10, window=0, tag_lexicon=None,
+                           prefilter=lambda w, _t: w != "odd", tagger=None, rescore=2, rescore_window=None)
+    p.collocations = Collocations({("JJ", "film"): {"new": 5, "french": 2, "odd": 9}}, {"JJ": 1})
+    [fills] = p.propose_many([(["the", "{JJ}", "film", "ran"], 1)], 5)
+    assert [(f.word, f.score) for f in fills] == [("french", -1.0), ("new", -1.5)]  # gain against "the film ran"
+    assert scorer.groups[0] == ["the new", "the french"]  # "odd" refused before scoring; the word alone (window 0)
+    assert scorer.groups[1][0] == "the film ran"
+    assert without_mask(["a", "{JJ}", "b", "c"], 1, 1) == "a b" and insertion_gain(-3.2, -1.0, GRID) == -2.2
