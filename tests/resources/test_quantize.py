@@ -242,3 +242,23 @@ def test_gemma_bf16_stays_within_the_measured_tolerance_of_float32():
     drift = max(abs(a - b) for g, w in zip(int8.score_grouped(groups, relative=True), want, strict=True)
                 for a, b in zip(g, w, strict=True))
     assert drift > 0.3
+
+
+def test_a_contrastive_scorer_quantised_from_its_config_keeps_a_cache_key_of_its_own(tmp_path, gemma):
+    from lingtest.systems.contrastive.base import ContrastiveQuery
+    from lingtest.systems.contrastive.causal_lm import CausalLMContrastiveScorer
+
+    model, tok = gemma
+    model.save_pretrained(tmp_path)
+    tok.save_pretrained(tmp_path)
+    common = {"template": "{tgt_context}\n", "model": str(tmp_path), "device": "cpu", "dtype": "float32"}
+    queries = [ContrastiveQuery(source="", target_context="der Hund sah die Katze .",
+                                candidates=("er lief .", "sie lief .", "es lief ."))]
+    plain = CausalLMContrastiveScorer(**common, quantize=None)
+    bf16 = CausalLMContrastiveScorer(**common, quantize={"backend": "torch_bf16"})
+    assert "quantize" not in plain.config()  # float32 keeps the cache key it always had
+    assert bf16.config()["quantize"] == "torch_bf16"
+    a, b = plain.predict(queries)[0], bf16.predict(queries)[0]
+    assert list(b) == pytest.approx(list(a), abs=0.25) and list(b) != list(a)
+    with pytest.raises(ConfigError, match="quantize.backend"):
+        CausalLMContrastiveScorer(**common, quantize={"backend": "int3"})

@@ -142,3 +142,29 @@ def test_lm_next_takes_collocated_words_and_ranks_them_by_their_gain():
     assert scorer.groups[0] == ["the new", "the french"]  # "odd" refused before scoring; the word alone (window 0)
     assert scorer.groups[1][0] == "the film ran"
     assert without_mask(["a", "{JJ}", "b", "c"], 1, 1) == "a b" and insertion_gain(-3.2, -1.0, GRID) == -2.2
+
+
+def test_main_clause_rules_skip_subordinate_clauses():
+    main = Insertion.of(["S"], ["RB"], ["NP"], ["VP"], main_clause=True)
+    cfg = ReferenceCFG([parse_bracketed("(ROOT (S (NP (DT the) (NN dog)) (RB also) (VP (VBD ran)) (. .)))"),
+                        parse_bracketed("(ROOT (S (NP (PRP it)) (RB also) (VP (VBD ran))))")])
+    top = parse_bracketed("(ROOT (S (NP (DT the) (NN story)) (VP (VBZ unfolds)) (. .)))")
+    sub = parse_bracketed("(ROOT (S (NP (PRP it)) (VP (VBZ ends) (SBAR (IN as) (S (NP (DT the) (NN story)) "
+                          "(VP (VBZ unfolds))))) (. .)))")
+    small = parse_bracketed("(ROOT (S (NP (PRP they)) (VP (VBP help) (S (NP (NNP Chicago)) (VP (VB make) "
+                            "(NP (PRP it))))) (. .)))")
+    frag = parse_bracketed("(ROOT (FRAG (NP (NNS boots)) (NP (NNP Burberry))))")
+
+    def filled(tree):
+        return [m.text() for m in masked_sentences(tree, cfg, top=5, max_masks=1)
+                if allowed_insertion(m, [main])]
+
+    assert filled(top) == ["the story {RB} unfolds ."]
+    # not "as the story also unfolds" (also has nothing to attach to), nor "help Chicago also make it"
+    assert filled(sub) == ["it {RB} ends as the story unfolds ."]
+    assert filled(small) == ["they {RB} help Chicago make it ."]
+    assert filled(frag) == []
+    # without the restriction the subordinate clause is filled
+    assert [m.text() for m in masked_sentences(sub, cfg, top=5, max_masks=1)
+            if allowed_insertion(m, [Insertion.of(["S"], ["RB"], ["NP"], ["VP"])])] == [
+        "it {RB} ends as the story unfolds .", "it ends as the story {RB} unfolds ."]

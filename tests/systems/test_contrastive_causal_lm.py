@@ -214,3 +214,4 @@ def test_loads_from_a_directory(tmp_path, gpt2_parts, lm):
     assert loaded.scorer.pack_tokens == 48 and loaded.config()["template"] == EN_TEMPLATE
     want = CausalLMContrastiveScorer.from_scorer(lm, template=EN_TEMPLATE).predict(QUERIES)
     assert flat(loaded.predict(QUERIES)) == pytest.approx(flat(want), abs=1e-4)
+

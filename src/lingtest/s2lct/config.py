@@ -73,10 +73,11 @@ class InsertionRule(Block):
     final: bool                 # the sibling after the mask must end the phrase (an NP's head noun)
     attested: int | None        # the fill must fill such a slot in the reference treebank this many times (null: any)
     collocated: int | None      # the fill must come right before the next word this many times in the suite's corpus
+    main_clause: bool           # the phrase must belong to the sentence's main clause (not a subordinate one)
 
     def rule(self) -> Insertion:
         return Insertion.of(self.lhs, self.tag, self.after, self.before, final=self.final, attested=self.attested,
-                            collocated=self.collocated)
+                            collocated=self.collocated, main_clause=self.main_clause)
 
 
 class Expansion(Block):

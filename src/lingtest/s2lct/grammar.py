@@ -374,7 +374,7 @@ class Insertion:
     in the reference treebank at least this many
     times (:func:`attested_words`; ``None``: any word of the tag); ``collocated``: the word must come right before
     the word after the mask at least this many times in a corpus (:func:`collocated_counts`; ``None``: not
-    checked)."""
+    checked); ``main_clause``: the phrase must be part of the sentence's main clause (:func:`in_main_clause`)."""
 
     lhs: frozenset[str]
     tag: frozenset[str]
@@ -383,26 +383,54 @@ class Insertion:
     final: bool = False
     attested: int | None = None
     collocated: int | None = None
+    main_clause: bool = False
 
     @classmethod
     def of(cls, lhs: Iterable[str], tag: Iterable[str], after: Iterable[str], before: Iterable[str], *,
-           final: bool = False, attested: int | None = None, collocated: int | None = None) -> Insertion:
+           final: bool = False, attested: int | None = None, collocated: int | None = None,
+           main_clause: bool = False) -> Insertion:
         return cls(frozenset(lhs), frozenset(tag), frozenset(after), frozenset(before), bool(final), attested,
-                   collocated)
+                   collocated, bool(main_clause))
 
     def matches(self, slot: Slot) -> bool:
         return (slot.lhs in self.lhs and slot.tag in self.tag and slot.left in self.after
                 and slot.right in self.before and (slot.right_last or not self.final))
 
 
+#: labels that may stand above a sentence's top clause (a parser's root)
+ROOT_LABELS = frozenset({"ROOT", "TOP", ""})
+
+
+def in_main_clause(tree: Node, path: tuple[int, ...]) -> bool:
+    """Whether the node at ``path`` belongs to the sentence's main clause: the labels from the root down to it are
+    an optional root label, then ``S`` (conjoined main clauses: ``S`` under ``S``), then ``VP`` only. A clause under
+    ``SBAR`` (*as the story unfolds*), a ``VP`` (*help Chicago make*), an ``NP`` or a ``PP`` is not the main one:
+    an adverb such as *also* inserted there has nothing to attach to."""
+    labels = [tree.label]
+    node = tree
+    for i in path:
+        node = node.children[i]
+        labels.append(node.label)
+    labels = [strip_function_tags(lab) for lab in labels]
+    if labels and labels[0] in ROOT_LABELS:
+        labels = labels[1:]
+    k = 0
+    while k < len(labels) and labels[k] == "S":
+        k += 1
+    return k > 0 and all(lab == "VP" for lab in labels[k:])
+
+
 def allowed_insertion(m: MaskedSentence, rules: Sequence[Insertion] | None) -> bool:
     """Whether ``m`` is filled: every masked sentence when ``rules`` is ``None``, else one mask, not the sentence's
     first word (a sentence-initial bare noun is most often a parse error, *American falters when*), inserted in a
-    context (:func:`insertion_context`) that one of the rules matches."""
+    context (:func:`insertion_context`) that one of the rules matches (in the main clause where the rule says
+    so: :func:`in_main_clause`)."""
     if rules is None:
         return True
     ctx = insertion_context(m)
-    return ctx is not None and m.mask_positions != [0] and any(r.matches(ctx) for r in rules)
+    if ctx is None or m.mask_positions == [0]:
+        return False
+    return any(r.matches(ctx) and (not r.main_clause or in_main_clause(m.tree, m.path)) for r in rules)
 
 
 def _per_tag(rules: Sequence[Insertion], field: str) -> dict[str, list[int]]:

@@ -36,7 +36,7 @@ import logging
 import os
 import re
 import string
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from lingtest.systems.contrastive.base import ContrastiveQuery, ContrastiveScorer
@@ -89,7 +89,10 @@ class CausalLMContrastiveScorer(ContrastiveScorer):
     pass of naive scoring; ``batch_size`` of a config entry is the factory's, queries per call) and
     ``pack_tokens`` its tokens per packed pass (``null``: its default); ``shared_prefix``: packed
     shared-prefix scoring (``true``) or naive per-text scoring (``false``), same values; ``window``:
-    words scored after the last difference (``null``: all, exact)."""
+    words scored after the last difference (``null``: all, exact); ``quantize``: the options of
+    :func:`~lingtest.resources.quantize.quantize_options` (``null``: float32 as loaded). A quantised
+    scorer may serve a system under test where its agreement with float32 is measured
+    (``bench/bench_quant.py``); its cache entries are its own (the backend is part of the key)."""
 
     version: ClassVar[str] = "1"
     name = "causal_lm"
@@ -106,11 +109,17 @@ class CausalLMContrastiveScorer(ContrastiveScorer):
         max_length: int = 512,
         lm_batch_size: int | None = None,
         pack_tokens: int | None = None,
+        quantize: Mapping[str, Any] | None = None,
     ) -> None:
         from lingtest.resources.lm import CausalLMScorer
+        from lingtest.resources.quantize import quantize_causal_lm, quantize_options
 
         check_template(template)
+        options = quantize_options(quantize)
         scorer = CausalLMScorer(model, device=device, batch_size=lm_batch_size, dtype=dtype, max_length=max_length)
+        if options.backend != "none":
+            scorer.model = quantize_causal_lm(scorer.model, options)
+        scorer.quantize = options.label
         if pack_tokens is not None:
             if pack_tokens < 8:
                 raise ValueError(f"pack_tokens must be at least 8, got {pack_tokens}")
@@ -143,6 +152,7 @@ class CausalLMContrastiveScorer(ContrastiveScorer):
             "window": self.window,
             "dtype": str(getattr(self.scorer, "dtype", "")),
             "max_length": getattr(self.scorer, "max_length", None),
+            **({"quantize": q} if (q := getattr(self.scorer, "quantize", "none")) != "none" else {}),
         }
 
     def texts(self, q: ContrastiveQuery) -> list[str]:
