@@ -273,6 +273,63 @@ def profile_stage(workspace: Path, stage: str, *, profiler: str, pyspy: str | No
 # ---------------------------------------------------------------- output
 
 
+#: the in-stage rate targets on the reference AVX2 CPU and that CPU's float32 matrix-product peak (GFLOP/s on 2
+#: threads); on another CPU a target scales by the measured peak over this one
+REFERENCE_PEAK_GFLOPS = 85.0
+RATE_TARGETS = {"crest_generate": 8.0, "tin_generate": 4.0, "contrapro_score": 10.0}
+
+
+def _wall(rows: list[dict[str, Any]], stage: str) -> float | None:
+    for r in rows:
+        if r.get("stage") == stage and r.get("wall_s"):
+            return float(r["wall_s"])
+    return None
+
+
+def _rate(n: Any, seconds: float | None) -> float | None:
+    return round(float(n) / seconds, 3) if n is not None and seconds else None
+
+
+def stage_rates(workspace: Path, rows: list[dict[str, Any]], peak_gflops: float | None) -> dict[str, Any]:
+    """The rates the demo's model-heavy stages reached inside a run: CREST's selected follow-ups per second,
+    TIN's sources per second per system and ContraPro's examples per second per system, each over the stage's
+    whole wall time (model loads included, from the run's records) and, where the stage's metrics time its
+    generation alone, over that; with the targets scaled to this CPU by ``peak_gflops``."""
+    import yaml
+
+    def metrics(rel: str) -> dict[str, Any]:
+        f = workspace / rel
+        return json.loads(f.read_text(encoding="utf-8")) if f.is_file() else {}
+
+    params = yaml.safe_load((workspace / "params.yaml").read_text(encoding="utf-8"))
+    paths = params.get("paths", {})
+    scale = peak_gflops / REFERENCE_PEAK_GFLOPS if peak_gflops else None
+    out: dict[str, Any] = {"peak_gemm_gflops": peak_gflops, "reference_peak_gemm_gflops": REFERENCE_PEAK_GFLOPS,
+                           "target_scale": round(scale, 3) if scale else None, "stages": {}}
+
+    def add(stage: str, kind: str, what: str, n: Any, inner_s: float | None) -> None:
+        wall = _wall(rows, stage)
+        target = RATE_TARGETS[kind]
+        out["stages"][stage] = {"what": what, "count": n, "stage_wall_s": wall, "per_s_stage": _rate(n, wall),
+                                "generation_s": inner_s, "per_s_generation": _rate(n, inner_s),
+                                "target_per_s_reference_cpu": target,
+                                "target_per_s_this_cpu": round(target * scale, 2) if scale else None}
+
+    crest = metrics(f"{paths.get('crest', {}).get('metrics', 'metrics/crest/ontogum')}/generation.json")
+    if crest:
+        add("crest_generate", "crest_generate", "selected follow-ups", crest.get("selected"), crest.get("seconds"))
+    tin_dir = workspace / str(paths.get("tin", {}).get("metrics", "metrics/tin/conll2003")) / "generation"
+    for f in sorted(tin_dir.glob("*.json")) if tin_dir.is_dir() else []:
+        m = json.loads(f.read_text(encoding="utf-8"))
+        add(f"tin_generate@{f.stem}", "tin_generate", "sources", m.get("sources"), m.get("seconds"))
+    cp_dir = workspace / str(paths.get("contrapro", {}).get("metrics", "metrics/contrapro"))
+    for f in sorted(cp_dir.glob("*.json")) if cp_dir.is_dir() else []:
+        m = json.loads(f.read_text(encoding="utf-8"))
+        if "cases" in m and "system" in m:
+            add(f"contrapro_score@{f.stem}", "contrapro_score", "examples", m.get("cases"), None)
+    return out
+
+
 def summary_lines(result: dict[str, Any], top: int = 25) -> list[str]:
     """A short table: the slowest stages (inside + gap before), the techniques, the profiled categories."""
     lines = []
@@ -324,6 +381,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                     help="take the stage profiles of an earlier result of this script instead of profiling again")
     ap.add_argument("--keep", type=Path, help="keep the throwaway copies and profiles under this folder")
     ap.add_argument("--timeout", type=float, default=1800.0, help="seconds one profiled stage may take")
+    ap.add_argument("--peak-gflops", type=float,
+                    help="this CPU's float32 matrix-product peak on 2 threads (default: measured, bench/lm_bound.py)")
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args(argv)
 
@@ -335,6 +394,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                               "note": args.note}
     result.update(records(workspace, (args.mlruns or workspace / "mlruns").resolve(), session=args.session,
                           max_gap_s=args.max_gap, log=args.log))
+    peak = args.peak_gflops
+    if peak is None:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from lm_bound import peak_gemm_gflops
+
+        peak = round(peak_gemm_gflops(2), 1)
+    result["rates"] = stage_rates(workspace, result.get("stages", []), peak)
     if args.profiles_from is not None:
         earlier = json.loads(args.profiles_from.read_text(encoding="utf-8"))
         result["profiles"] = carried_profiles(earlier)

@@ -7,7 +7,7 @@ Variants (``--variants``, comma-separated):
 * ``before``: the paper's pipeline with the offline proposer: ``lexicon_lm``, every masked sentence of
   Algorithm 1, tags and predicates only;
 * ``previous``: ``lm_next`` rescored over 3 words after the mask, every masked sentence, the boundary,
-  production and naturalness checks, no refused words (the attempt docs/s2lct_expansion.md reports as missing
+  production and naturalness checks, no refused words (the attempt docs/techniques/s2lct-expansion.md reports as missing
   its targets);
 * ``no_insertions``: the configuration as it is, but every masked sentence of Algorithm 1;
 * ``no_checks``: the configuration as it is, without the production and naturalness checks;

@@ -138,3 +138,27 @@ def test_a_kept_profile_file_is_sorted_again_under_todays_rules(tmp_path):
     assert {c: v["seconds"] for c, v in fresh["categories"].items()} == {"model_load": 0.3, "io": 0.1}
     assert fresh["process_wall_s"] == 9.0 and fresh["sampled_s"] == 0.4
     assert kept == gone
+
+
+def test_stage_rates_from_the_metrics_and_the_stage_table(tmp_path):
+    import json
+
+    import yaml
+
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump({"paths": {
+        "crest": {"metrics": "m/crest"}, "tin": {"metrics": "m/tin"}, "contrapro": {"metrics": "m/cp"}}}))
+    for rel, data in {"m/crest/generation.json": {"selected": 100, "seconds": 10.0},
+                      "m/tin/generation/sm.json": {"sources": 50, "seconds": 25.0, "system": "sm"},
+                      "m/cp/lm.json": {"cases": 60, "system": "lm"}, "m/cp/other.json": {"rows": 1}}.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(json.dumps(data))
+    rows = [{"stage": "crest_generate", "wall_s": 20.0}, {"stage": "tin_generate@sm", "wall_s": 50.0},
+            {"stage": "contrapro_score@lm", "wall_s": 12.0}]
+    rates = bench_profile.stage_rates(tmp_path, rows, 170.0)
+    assert rates["target_scale"] == 2.0
+    crest = rates["stages"]["crest_generate"]
+    assert (crest["per_s_stage"], crest["per_s_generation"], crest["target_per_s_this_cpu"]) == (5.0, 10.0, 16.0)
+    assert rates["stages"]["tin_generate@sm"]["per_s_stage"] == 1.0
+    cp = rates["stages"]["contrapro_score@lm"]
+    assert cp["per_s_stage"] == 5.0 and cp["per_s_generation"] is None and cp["target_per_s_this_cpu"] == 20.0
+    assert set(rates["stages"]) == {"crest_generate", "tin_generate@sm", "contrapro_score@lm"}
