@@ -7,7 +7,8 @@
 ``$LINGTEST_CACHE``) in which ``dvc repro -P`` ran to the end. Every output of every stage in their
 ``dvc.lock`` files (the root one and ``stages/*/dvc.lock``) is compared by the md5 DVC recorded; where two
 differ the files are compared in the workspaces: a JSON file by its leaves (a leaf whose key names a wall-clock
-measurement, :data:`WALL_CLOCK`, is reported apart), any other file by its bytes. The result lists per stage
+measurement, :data:`WALL_CLOCK`, is reported apart), a Markdown file with the cells of its tables' time columns
+masked (:data:`WALL_CLOCK_COLUMN`), any other file by its bytes. The result lists per stage
 the outputs that are identical, those that differ only in wall-clock fields and those that differ otherwise
 (with the first differing leaves or files), and the two runs' commits; nothing is written into the
 workspaces.
@@ -83,6 +84,31 @@ def diff_json(a: Any, b: Any) -> tuple[list[str], list[str]]:
     return clock, [k for k in differ if not is_wall_clock(k)]
 
 
+#: a Markdown table column whose header names a wall-clock measurement (*Time (s/sel)*)
+WALL_CLOCK_COLUMN = re.compile(r"\btime\b|seconds|\(s\)|\bs/", re.IGNORECASE)
+
+
+def mask_wall_clock_columns(text: str) -> str:
+    """A Markdown text with the cells of every table column whose header names a wall-clock measurement
+    replaced by ``*``, so that two tables compare equal when only their times differ."""
+    out: list[str] = []
+    masked: set[int] = set()
+    for line in text.splitlines():
+        if not line.startswith("|"):
+            masked = set()
+            out.append(line)
+            continue
+        cells = line.split("|")
+        if not masked and not set(line) <= set("|-: "):
+            found = {i for i, c in enumerate(cells) if WALL_CLOCK_COLUMN.search(c)}
+            if found:
+                masked = found
+                out.append(line)
+                continue
+        out.append("|".join(" * " if i in masked and not set(c) <= set("-: ") else c for i, c in enumerate(cells)))
+    return "\n".join(out)
+
+
 def _md5(path: Path) -> str:
     h = hashlib.md5()
     with path.open("rb") as fh:
@@ -121,6 +147,10 @@ def compare_output(a: Path, b: Path, *, limit: int = 10) -> dict[str, Any]:
                 continue
             clock += [f"{label}:{k}" for k in c]
             other += [f"{label}:{k}" for k in o]
+        elif pa.suffix == ".md":
+            ta, tb = pa.read_text(encoding="utf-8"), pb.read_text(encoding="utf-8")
+            same = mask_wall_clock_columns(ta) == mask_wall_clock_columns(tb)
+            (clock if same else other).append(f"{label}: {'time columns' if same else 'text'}")
         else:
             other.append(f"{label}: bytes")
     kind = "different" if other else "wall_clock" if clock else "identical"

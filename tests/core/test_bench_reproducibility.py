@@ -59,3 +59,12 @@ def test_two_runs_compared_through_their_locks(tmp_path):
     b2 = _workspace(tmp_path / "c", same, {"data/suite.jsonl": "9", "metrics/m.json": "9", "data/dir": "9.dir",
                                            "metrics/t.md": "9"})
     assert br.compare_runs(a, b2)["identical"] == 4
+
+
+def test_markdown_tables_compare_without_their_time_columns():
+    a = "# T\n\n| System | # Gen | Time (s/sel) | Prec |\n|---|---|---|---|\n| sieve | 10 | 0.031 | 1.00 |\n"
+    b = a.replace("0.031", "0.029")
+    c = a.replace("| 10 |", "| 11 |")
+    assert br.mask_wall_clock_columns(a) == br.mask_wall_clock_columns(b)
+    assert br.mask_wall_clock_columns(a) != br.mask_wall_clock_columns(c)
+    assert "| sieve | 10 | * | 1.00 |" in br.mask_wall_clock_columns(a)
