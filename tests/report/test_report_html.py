@@ -214,3 +214,22 @@ def test_the_command_rejects_what_is_not_a_run(runs: dict[str, Path], tmp_path: 
     with pytest.raises(Exception, match="line 2, field 'id'"):
         read_run(bad)
     assert not (tmp_path / "x.html").exists()
+
+
+def test_validity_is_shown_beside_precision(tmp_path: Path) -> None:
+    from lingtest.report_html.render import validity_rows
+
+    metrics = {"precision": 1.0, "validity_valid": 9, "validity_total": 10, "precision_validity_adjusted": 0.8,
+               "sets": {"swap": {"validity_valid": 1, "validity_total": 4}, "none": {"validity_total": 0}}}
+    assert validity_rows(metrics) == [("overall", 9, 10, 1.0, 0.8), ("sets.swap", 1, 4, None, None)]
+    cfg = make_outputs(tmp_path)
+    # a technique that keeps a system's metrics beside its tables (not under systems/)
+    (tmp_path / "metrics/toy/demo/systems/alpha.json").unlink()
+    write_json(tmp_path / "metrics/toy/demo/alpha.json", {"issues": {"overall": {
+        "precision": 1.0, "validity_valid": 3, "validity_total": 4, "precision_validity_adjusted": 0.5}}})
+    html = render(gather(cfg, tmp_path), title="toy report", subtitle="fixture")
+    table = html[html.index("Validity of the generated tests"):]
+    table = table[:table.index("</table>")]
+    assert re.search(r"<td>alpha</td><td>issues.overall</td><td class=\"num\">3 / 4</td><td class=\"num\">75.0%</td>"
+                     r"<td class=\"num\">1.00</td><td class=\"num\">0.50</td>", table)
+    assert "<td>beta</td>" not in table  # no validity in its metrics

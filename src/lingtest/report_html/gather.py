@@ -158,6 +158,13 @@ def gather_section(technique: str, paths: Any, root: Path, *, max_cases: int, ma
         sec.notes.append(f"the suite ({missing}) is not in this working tree: the cases' texts cannot be shown")
     for p in result_files:
         _add_results(sec, p, suite, root, max_cases=max_cases, suite_missing=not present)
+    for system in list(sec.counts):  # a technique that keeps a system's metrics beside its tables (TIN, ContraPro)
+        flat_file = metrics_dir / f"{system}.json" if metrics_dir else None
+        if system not in sec.systems and flat_file is not None and flat_file.is_file():
+            try:
+                sec.systems[system] = json.loads(flat_file.read_text(encoding="utf-8"))
+            except json.JSONDecodeError as exc:
+                raise InputError(f"invalid JSON ({exc.msg})", path=flat_file, line=exc.lineno) from None
     for system in sec.systems:
         if system not in sec.counts:
             where = _rel(results_dir / f"{system}.jsonl", root) if results_dir else "paths.<technique>.results"

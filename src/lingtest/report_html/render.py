@@ -232,6 +232,44 @@ def _systems_table(sec: Section) -> str:
     return "\n".join(rows)
 
 
+def validity_rows(metrics: dict[str, Any]) -> list[tuple[str, int, int, float | None, float | None]]:
+    """``(scope, valid, total, precision, adjusted precision)`` for every place in a system's metrics that
+    reports the validity of its tests (``<scope>.validity_valid`` and ``validity_total``; scope ``overall``
+    at the top level), with the precision and the validity-adjusted precision reported beside it."""
+    from lingtest.compare.table import flatten_numbers
+
+    flat = flatten_numbers(metrics)
+    out = []
+    for key in sorted(flat):
+        if not key.endswith("validity_total"):
+            continue
+        prefix = key[: -len("validity_total")]
+        total = int(flat[key])
+        valid = flat.get(f"{prefix}validity_valid")
+        if valid is None or total <= 0:
+            continue
+        out.append((prefix.rstrip(".") or "overall", int(valid), total, flat.get(f"{prefix}precision"),
+                    flat.get(f"{prefix}precision_validity_adjusted")))
+    return sorted(out, key=lambda r: (r[0] != "overall", r[0]))
+
+
+def _validity_table(sec: Section) -> str:
+    """Validity beside precision, per system and scope: the share of tests whose generated input keeps its
+    source's gold, the precision and the precision with issues on invalid tests counted as false positives."""
+    rows = [(n, *r) for n in sorted(sec.systems) for r in validity_rows(sec.systems[n])]
+    if not rows:
+        return ""
+    out = ["<table class=\"metrics\"><thead><tr><th>system</th><th>scope</th><th>valid tests</th><th>validity</th>"
+           "<th>precision</th><th>adjusted precision</th></tr></thead><tbody>"]
+    for name, scope, valid, total, prec, adj in rows:
+        out.append(f"<tr><td>{escape(name)}</td><td>{escape(scope)}</td><td class=\"num\">{valid} / {total}</td>"
+                   f"<td class=\"num\">{valid / total:.1%}</td>"
+                   f"<td class=\"num\">{'-' if prec is None else f'{prec:.2f}'}</td>"
+                   f"<td class=\"num\">{'-' if adj is None else f'{adj:.2f}'}</td></tr>")
+    out.append("</tbody></table>")
+    return "\n".join(out)
+
+
 def _groups_table(sec: Section) -> str:
     if not sec.groups:
         return ""
@@ -298,6 +336,11 @@ def render_section(sec: Section) -> str:
     systems = _systems_table(sec)
     if systems:
         parts.append(f"<h3>Systems under test</h3>{systems}")
+    validity = _validity_table(sec)
+    if validity:
+        parts.append("<h3>Validity of the generated tests</h3><p class=\"muted\">the share of tests whose generated "
+                     "input keeps its source's gold, and the precision with issues on the other tests counted as "
+                     f"false positives</p>{validity}")
     for note in sec.notes:
         parts.append(f"<p class=\"why\">{escape(note)}</p>")
     groups = _groups_table(sec)
