@@ -325,6 +325,15 @@ def test_suite_names_for_every_layout(tmp_path: Path) -> None:
         resolve_suite("s2lct", cfg, tmp_path)
     with pytest.raises(InputError, match="dvc repro"):
         resolve_suite("crest", cfg, tmp_path)
+    # a suite file outside the configured layouts: its technique from its header, else its folder
+    base = tmp_path / "data/crest/ontogum/baselines/sit/generated.jsonl"
+    base.parent.mkdir(parents=True)
+    base.write_text('{"__schema__": 1, "kind": "testcase", "technique": "crest"}\n')
+    ref = resolve_suite(str(base), cfg, tmp_path, name="crest-baseline-sit-ontogum")
+    assert (ref.technique, ref.name, ref.rel) == ("crest", "crest-baseline-sit-ontogum",
+                                                  "data/crest/ontogum/baselines/sit/generated.jsonl")
+    base.write_text('{"__schema__": 1, "kind": "testcase"}\n')
+    assert resolve_suite(str(base), cfg, tmp_path).technique == "sit"
 
 
 def test_a_recipe_release_lists_files_and_checks_a_folder(project: Path, tmp_path: Path) -> None:

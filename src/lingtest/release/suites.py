@@ -60,9 +60,26 @@ def _relative(path: Path, root: Path) -> str:
         return str(path.resolve())
 
 
+def header_technique(path: Path) -> str | None:
+    """The ``technique`` a suite file's schema header names (``None`` without one, or for a folder)."""
+    import json
+
+    if not path.is_file():
+        return None
+    with path.open(encoding="utf-8", errors="replace") as fh:
+        first = fh.readline(1 << 16)
+    try:
+        head = json.loads(first)
+    except json.JSONDecodeError:
+        return None
+    technique = head.get("technique") if isinstance(head, dict) and "__schema__" in head else None
+    return str(technique) if technique and NAME_RE.match(str(technique)) else None
+
+
 def resolve_suite(spec: str, cfg: Composed, root: Path, *, name: str | None = None) -> SuiteRef:
     """``spec``: a technique with one suite (``adversarial``), a suite name (``adversarial-ontogum``,
-    ``s2lct-sentiment``) or a file path."""
+    ``s2lct-sentiment``) or a file path (its technique: the one its schema header names, else its folder's
+    name)."""
     suites = configured_suites(cfg, root)
     by_technique: dict[str, list[str]] = {}
     for n, (tech, _p) in suites.items():
@@ -79,7 +96,7 @@ def resolve_suite(spec: str, cfg: Composed, root: Path, *, name: str | None = No
         if not p.exists():
             known = ", ".join(sorted(suites)) or "none"
             raise InputError(f"no suite {spec!r}: give a technique, a suite name ({known}) or a suite file", path=spec)
-        path, technique = p, p.parent.name
+        path, technique = p, header_technique(p) or p.parent.name
     if not path.is_file():
         raise InputError(f"suite {spec!r} not found: run `dvc repro` for its technique first", path=path)
     release_name = name or suite_name(technique, path)
