@@ -26,6 +26,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from lingtest.environment import cpu_model  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
 REPRO = Path("/work/repro/data/crest/ontogum")
 
@@ -114,22 +116,13 @@ def main() -> None:
         "rows": table,
         "crest_note": "CREST's row: its records of the same sources from --crest-generated (order < M, selected)",
         "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform(),
-                    "processor": platform.processor() or _cpu_model(), "loadavg_at_start": load_at_start,
+                    "processor": platform.processor() or cpu_model(), "loadavg_at_start": load_at_start,
                     "idle_cpus_at_start": idle_at_start},
         "overrides": args.overrides,
     }
     write_json(args.out, out)
     print(comparison_markdown(table))
 
-
-def _cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return ""
 
 
 if __name__ == "__main__":

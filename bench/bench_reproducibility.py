@@ -110,11 +110,8 @@ def mask_wall_clock_columns(text: str) -> str:
 
 
 def _md5(path: Path) -> str:
-    h = hashlib.md5()
     with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
+        return hashlib.file_digest(fh, "md5").hexdigest()
 
 
 def _files(path: Path) -> dict[str, Path]:

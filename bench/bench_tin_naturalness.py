@@ -55,6 +55,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from lingtest.environment import cpu_model  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
 
 REAL = ("synonym", "deletion", "entity_swap", "question")
@@ -70,15 +72,6 @@ KEEP_ADVERBS_OUT = frozenset({"not", "n't", "never", "no", "so", "as", "too", "h
 ARTICLES_AN = frozenset({"a", "an"})
 SHARE = 0.95
 
-
-def cpu_name() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def alpha(word: str) -> bool:
@@ -387,7 +380,7 @@ def main() -> None:
            "judged_unnatural": dict(unnatural), "unjudged": dict(unjudged), "deltas": summary,
            "epsilon_95": eps, "epsilon_95_pooled": pooled, "table": table, "seconds_scoring": round(seconds, 2),
            "edits": rows,
-           "machine": {"python": platform.python_version(), "cpu": cpu_name(), "cores": os.cpu_count()}}
+           "machine": {"python": platform.python_version(), "cpu": cpu_model(), "cores": os.cpu_count()}}
     write_json(args.out, out)
     for row in table:
         print(json.dumps(row))

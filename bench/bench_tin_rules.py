@@ -34,18 +34,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from lingtest.environment import cpu_model  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
 
-
-def cpu_name() -> str:
-    """The CPU's model name (``/proc/cpuinfo``), else the platform's processor."""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def repro_overrides(repro: Path) -> list[str]:
@@ -208,7 +200,7 @@ def main() -> None:
            "source_ids": [d.id for d in docs], "phrase_index_built": index_s,
            "systems": summaries, "seconds_parse_sources": round(parse_s, 2), "seconds_load": round(load_s, 2),
            "config": {"tin": OmegaConf.to_container(cfg.tin, resolve=True)},
-           "machine": {"python": platform.python_version(), "cpu": cpu_name(), "cores": os.cpu_count(),
+           "machine": {"python": platform.python_version(), "cpu": cpu_model(), "cores": os.cpu_count(),
                        "torch_threads": torch.get_num_threads()}}
     write_json(out_json, out)
     with out_rows.open("w", encoding="utf-8") as fh:
