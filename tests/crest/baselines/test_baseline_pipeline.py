@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+from omegaconf import OmegaConf
 from baseline_fakes import FakeParts
 from crest_fakes import FakeSystem
 
@@ -16,6 +17,7 @@ from lingtest.crest.baselines import stages
 from lingtest.data.io import write_json, write_jsonl
 from lingtest.data.model import Cluster, Document, Mention, Sentence, Token
 from lingtest.pipeline.runner import run_body
+from lingtest.tracking import NullTracker, leaf_params, stage_spec
 
 ROOT = Path(__file__).resolve().parents[3]
 HERE = Path(__file__).parent
@@ -39,7 +41,15 @@ def test_generate_evaluate_and_report_through_the_stage_runner(tmp_path, cfg, mo
     corpus = str(cfg.crest.corpus)
     prepared_split(tmp_path, corpus)
     for b in ("checklist", "textattack"):
-        gen = run_body(stages.generate_stage, cfg, item=b, root=tmp_path)
+        # as `dvc repro` runs it: the run already holds the parameters the stage's DVC file lists, which
+        # a stage body must not log again with another value (MLflow refuses that)
+        tracker = StrictTracker()
+        config = OmegaConf.to_container(cfg, resolve=True)
+        spec = stage_spec(ROOT, f"crest_baseline_generate@{b}", config)
+        assert spec is not None and "crest_baselines.M" in spec.params
+        tracker.log_params(leaf_params(config, spec.params))
+        gen = run_body(stages.generate_stage, cfg, tracker=tracker, item=b, root=tmp_path)
+        assert tracker.params["crest_baselines.M"] == "None" and str(tracker.params["crest_baselines.M_used"]) == "20"
         assert gen["sources"] == 3 and gen["generated"] > 0
         out = run_body(stages.evaluate_stage, cfg, item=b, root=tmp_path)
         assert set(out["systems"]) == {"fake"} and out["systems"]["fake"]["tests"] == gen["generated"]
@@ -54,6 +64,19 @@ def test_generate_evaluate_and_report_through_the_stage_runner(tmp_path, cfg, mo
     assert (tmp_path / "data" / "results" / "crest" / corpus / "baselines" / "checklist" / "fake.jsonl").exists()
     with pytest.raises(Exception, match="not in crest_baselines.baselines"):
         run_body(stages.generate_stage, cfg, item="sit", root=tmp_path)
+
+
+class StrictTracker(NullTracker):
+    """A NullTracker that refuses to change a logged parameter's value, as MLflow does."""
+
+    def log_params(self, params):
+        from lingtest.tracking import flatten
+
+        flat = flatten(params)
+        changed = sorted(k for k, v in flat.items() if k in self.params and str(self.params[k]) != str(v))
+        if changed:
+            raise ValueError(f"changing param values is not allowed (MLflow refuses it): {changed}")
+        super().log_params(flat)
 
 
 class _NoWordNet:

@@ -227,7 +227,8 @@ def generate_stage(ctx: StageContext, config: BaselinesConfig, item: str) -> dic
                                         input_path=input_path(ctx, crest))
     finally:
         parts.close()
-    ctx.tracker.log_params({"crest_baselines.baseline": item, "crest_baselines.M": metrics["M"]})
+    # crest_baselines.M itself is logged with the config (null means crest.M): the value used is its own param
+    ctx.tracker.log_params({"crest_baselines.baseline": item, "crest_baselines.M_used": metrics["M"]})
     ctx.tracker.log_metrics({f"crest_baselines.{item}.{k}": float(metrics[k])
                              for k in ("generated", "seconds", "seconds_per_selected") if metrics.get(k) is not None})
     return metrics
