@@ -395,3 +395,23 @@ def test_a_reviewed_suite_s_card_carries_its_rates(tmp_path: Path) -> None:
     assert prov["review"]["overall"]["well_formed"]["k"] == 3 and prov["review"]["overall"]["well_formed"]["n"] == 4
     card = (rel.path / "README.md").read_text()
     assert "## Reviewed validity" in card and "| well-formed | 75% (3/4;" in card
+
+
+def test_a_suite_inside_a_folder_output_gets_its_stage_and_its_recorded_md5(tmp_path: Path) -> None:
+    from lingtest.release.provenance import member_md5, producing_output, producing_stage
+
+    stages = {"gen@sit": {"outs": [{"path": "data/b/sit", "md5": "199a1434dd1dd050ceb4e5498c9a6462.dir"},
+                                   {"path": "metrics/b/sit/generation.json", "md5": "a1"}]},
+              "suite": {"outs": [{"path": "data/suites/x.jsonl", "md5": "b2"}]}}
+    assert producing_output(stages, "data/suites/x.jsonl") == ("suite", stages["suite"]["outs"][0], None)
+    assert producing_output(stages, "data/b/sit/generated.jsonl") == (
+        "gen@sit", stages["gen@sit"]["outs"][0], "generated.jsonl")
+    assert producing_stage(stages, "data/b/sitting.jsonl") is None  # a prefix of a name is not a folder
+    listing = tmp_path / ".dvc/cache/files/md5/19/9a1434dd1dd050ceb4e5498c9a6462.dir"
+    listing.parent.mkdir(parents=True)
+    listing.write_text(json.dumps([{"md5": "9568", "relpath": "generated.jsonl"},
+                                   {"md5": "8a04", "relpath": "s.jsonl"}]))
+    assert member_md5(tmp_path, "199a1434dd1dd050ceb4e5498c9a6462.dir", "generated.jsonl") == "9568"
+    assert member_md5(tmp_path, "199a1434dd1dd050ceb4e5498c9a6462.dir", "other.jsonl") is None
+    assert member_md5(tmp_path, "0000.dir", "generated.jsonl") is None  # no listing in this clone
+    assert member_md5(tmp_path, "a1", "generated.jsonl") is None  # not a folder

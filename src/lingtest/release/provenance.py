@@ -50,13 +50,43 @@ def _hash_of(entry: Mapping[str, Any]) -> str:
     return str(entry.get("md5") or entry.get("hash") or "")
 
 
-def producing_stage(stages: Mapping[str, Any], rel: str) -> str | None:
-    """The dvc.lock stage with ``rel`` among its outputs."""
+def producing_output(stages: Mapping[str, Any], rel: str) -> tuple[str, Mapping[str, Any], str | None] | None:
+    """The dvc.lock stage and output that hold ``rel``: an output that is ``rel`` itself (member ``None``), else a
+    folder output that contains it (member: ``rel``'s path inside the folder); ``None`` when no stage makes it."""
     for name, stage in stages.items():
         for out in stage.get("outs", []) or []:
             if out.get("path") == rel:
-                return str(name)
+                return str(name), out, None
+    for name, stage in stages.items():
+        for out in stage.get("outs", []) or []:
+            folder = str(out.get("path", "")).rstrip("/")
+            if folder and rel.startswith(folder + "/"):
+                return str(name), out, rel[len(folder) + 1:]
     return None
+
+
+def producing_stage(stages: Mapping[str, Any], rel: str) -> str | None:
+    """The dvc.lock stage with ``rel`` among its outputs, or inside a folder among them."""
+    found = producing_output(stages, rel)
+    return found[0] if found else None
+
+
+def member_md5(root: Path, folder_hash: str, member: str) -> str | None:
+    """The md5 DVC recorded for the file ``member`` of a folder output whose hash is ``folder_hash``
+    (``<md5>.dir``), from the folder's listing in the project's DVC cache; ``None`` where the listing is not
+    there (a clone that never ran the stage)."""
+    import json
+
+    if not folder_hash.endswith(".dir"):
+        return None
+    listing = root / ".dvc" / "cache" / "files" / "md5" / folder_hash[:2] / folder_hash[2:]
+    if not listing.is_file():
+        return None
+    try:
+        entries = json.loads(listing.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return None
+    return next((str(e.get("md5")) for e in entries if isinstance(e, dict) and e.get("relpath") == member), None)
 
 
 def upstream(stages: Mapping[str, Any], stage: str) -> dict[str, Any]:
@@ -120,16 +150,19 @@ def collect(suite: SuiteRef, cfg: Composed, root: Path, *, records: int, corpus:
     if corpus is None:
         corpus = str(tech_cfg.get("corpus") or config.get("dataset") or "")
     stages = read_lock(root)
-    stage = producing_stage(stages, suite.rel)
+    found = producing_output(stages, suite.rel)
     suite_sha = sha256_file(suite.path) if suite.path.is_file() else ""  # a folder: its listing's (the caller's)
     pipeline: dict[str, Any] | None = None
-    if stage is not None:
-        out = next(o for o in stages[stage]["outs"] if o.get("path") == suite.rel)
-        if suite.path.is_file() and _hash_of(out) and _hash_of(out) != md5_file(suite.path):
+    if found is not None:
+        stage, out, member = found
+        recorded = _hash_of(out) if member is None else member_md5(root, _hash_of(out), member)
+        if suite.path.is_file() and recorded and recorded != md5_file(suite.path):
             raise InputError(f"the suite is not the one dvc.lock records for stage {stage}: run `dvc repro "
                              f"{stage}` (or `dvc checkout`) before releasing it", path=suite.path)
         pipeline = {"stage": stage, "cmd": stages[stage].get("cmd"), "dependencies": upstream(stages, stage),
                     "params": stage_params(stages, stage)}
+        if member is not None:
+            pipeline["output"] = {"folder": out.get("path"), "file": member}
     env = describe(root, load_torch=False)
     return {
         "suite": {"name": suite.name, "technique": suite.technique, "path": suite.rel, "sha256": suite_sha,
