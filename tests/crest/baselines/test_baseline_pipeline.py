@@ -8,9 +8,9 @@ import json
 from pathlib import Path
 
 import pytest
-from omegaconf import OmegaConf
 from baseline_fakes import FakeParts
 from crest_fakes import FakeSystem
+from omegaconf import OmegaConf
 
 from lingtest.config import compose
 from lingtest.crest.baselines import stages
