@@ -119,12 +119,12 @@ class CausalLMContrastiveScorer(ContrastiveScorer):
         scorer = CausalLMScorer(model, device=device, batch_size=lm_batch_size, dtype=dtype, max_length=max_length)
         if options.backend != "none":
             scorer.model = quantize_causal_lm(scorer.model, options)
-        scorer.quantize = options.label
         if pack_tokens is not None:
             if pack_tokens < 8:
                 raise ValueError(f"pack_tokens must be at least 8, got {pack_tokens}")
             scorer.pack_tokens = pack_tokens
         self._setup(scorer, template=template, shared_prefix=shared_prefix, window=window)
+        self.quantize = options.label
 
     @classmethod
     def from_scorer(
@@ -143,6 +143,7 @@ class CausalLMContrastiveScorer(ContrastiveScorer):
         self.template = template
         self.shared_prefix = shared_prefix
         self.window = window
+        self.quantize = "none"  # the label of the quantisation applied to ``scorer`` (set by ``__init__``)
 
     def config(self) -> dict[str, Any]:
         # shared_prefix changes the arithmetic only, not the value: it is not part of the cache key
@@ -152,7 +153,7 @@ class CausalLMContrastiveScorer(ContrastiveScorer):
             "window": self.window,
             "dtype": str(getattr(self.scorer, "dtype", "")),
             "max_length": getattr(self.scorer, "max_length", None),
-            **({"quantize": q} if (q := getattr(self.scorer, "quantize", "none")) != "none" else {}),
+            **({"quantize": self.quantize} if self.quantize != "none" else {}),
         }
 
     def texts(self, q: ContrastiveQuery) -> list[str]:
