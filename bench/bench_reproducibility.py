@@ -70,9 +70,10 @@ def json_leaves(value: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
 
 
 def is_wall_clock(path: str) -> bool:
-    """Whether a dotted JSON path's last key names a wall-clock measurement."""
-    last = re.split(r"[.\[]", path)[-1].rstrip("]")
-    return bool(WALL_CLOCK.search(last))
+    """Whether a dotted JSON path names a wall-clock measurement: its last key does, or a key above it does
+    (``seconds.evaluate``, ``seconds_by_step.filters``)."""
+    keys = [k.rstrip("]") for k in re.split(r"[.\[]", path) if k and not k.rstrip("]").isdigit()]
+    return any(WALL_CLOCK.search(k) for k in keys)
 
 
 def diff_json(a: Any, b: Any) -> tuple[list[str], list[str]]:
@@ -84,8 +85,8 @@ def diff_json(a: Any, b: Any) -> tuple[list[str], list[str]]:
     return clock, [k for k in differ if not is_wall_clock(k)]
 
 
-#: a Markdown table column whose header names a wall-clock measurement (*Time (s/sel)*)
-WALL_CLOCK_COLUMN = re.compile(r"\btime\b|seconds|\(s\)|\bs/", re.IGNORECASE)
+#: a Markdown table column whose header names a wall-clock measurement (*Time (s/sel)*, *train s*)
+WALL_CLOCK_COLUMN = re.compile(r"\btime\b|seconds|\(s\)|\bs/|\ss\s*$", re.IGNORECASE)
 
 
 def mask_wall_clock_columns(text: str) -> str:

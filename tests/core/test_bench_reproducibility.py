@@ -26,9 +26,10 @@ def _workspace(root: Path, files: dict[str, str], md5: dict[str, str]) -> Path:
 
 def test_wall_clock_keys():
     for key in ("seconds", "predict_seconds", "seconds_per_selected", "parse_s", "selected_per_second",
-                "stats.seconds", "timing.predict_s", "rows[3].elapsed"):
+                "stats.seconds", "timing.predict_s", "rows[3].elapsed", "seconds.evaluate",
+                "seconds_by_step.filters", "rows[0].seconds"):
         assert br.is_wall_clock(key), key
-    for key in ("precision", "sources", "hits", "second_order", "issues_s2", "order.second"):
+    for key in ("precision", "sources", "hits", "second_order", "issues_s2", "order.second", "rows[0].f1"):
         assert not br.is_wall_clock(key), key
 
 
@@ -68,3 +69,6 @@ def test_markdown_tables_compare_without_their_time_columns():
     assert br.mask_wall_clock_columns(a) == br.mask_wall_clock_columns(b)
     assert br.mask_wall_clock_columns(a) != br.mask_wall_clock_columns(c)
     assert "| sieve | 10 | * | 1.00 |" in br.mask_wall_clock_columns(a)
+    d = "| trained on | epoch kept | train s |\n|---|---|---|\n| clean | 7 / 8 | 47.592 |\n"
+    assert br.mask_wall_clock_columns(d) == br.mask_wall_clock_columns(d.replace("47.592", "47.304"))
+    assert br.mask_wall_clock_columns(d) != br.mask_wall_clock_columns(d.replace("7 / 8", "6 / 8"))
