@@ -29,8 +29,6 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 ROOT = Path(__file__).resolve().parents[1]
 
 #: a JSON key that names a wall-clock measurement (seconds, rates per second): the one thing two runs may differ
@@ -38,23 +36,14 @@ ROOT = Path(__file__).resolve().parents[1]
 WALL_CLOCK = re.compile(r"(^|_)(seconds|secs|elapsed|duration)($|_)|per_second|^time_|_time$|(^|_)[a-z]+_s$")
 
 
-def lock_files(workspace: Path) -> list[Path]:
-    """The workspace's ``dvc.lock`` files: the root one, then ``stages/*/dvc.lock`` in name order."""
-    out = [workspace / "dvc.lock"] if (workspace / "dvc.lock").is_file() else []
-    return out + sorted((workspace / "stages").glob("*/dvc.lock"))
-
-
 def lock_outs(workspace: Path) -> dict[str, dict[str, str]]:
-    """Stage name -> output path -> the md5 DVC recorded, over every lock file. Every stage runs in the project
-    root (``wdir: ../..`` in ``stages/*/dvc.yaml``), so its paths are relative to the workspace."""
-    out: dict[str, dict[str, str]] = {}
-    for lock in lock_files(workspace):
-        data = yaml.safe_load(lock.read_text(encoding="utf-8")) or {}
-        for name, stage in (data.get("stages") or {}).items():
-            outs = out.setdefault(str(name), {})
-            for o in stage.get("outs") or []:
-                outs[str(o["path"])] = str(o.get("md5", ""))
-    return out
+    """Stage name -> output path -> the md5 DVC recorded, over every lock file (:func:`lingtest.dvcfiles.read_locks`).
+    Every stage runs in the project root (``wdir: ../..`` in ``stages/*/dvc.yaml``), so its paths are relative to
+    the workspace."""
+    from lingtest.dvcfiles import read_locks
+
+    return {str(name): {str(o["path"]): str(o.get("md5", "")) for o in stage.get("outs") or []}
+            for name, stage in read_locks(workspace).items()}
 
 
 def json_leaves(value: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:

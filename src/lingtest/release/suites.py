@@ -62,17 +62,14 @@ def _relative(path: Path, root: Path) -> str:
 
 def header_technique(path: Path) -> str | None:
     """The ``technique`` a suite file's schema header names (``None`` without one, or for a folder)."""
-    import json
+    from lingtest.data.io import read_header
 
     if not path.is_file():
         return None
-    with path.open(encoding="utf-8", errors="replace") as fh:
-        first = fh.readline(1 << 16)
     try:
-        head = json.loads(first)
-    except json.JSONDecodeError:
+        technique = read_header(path).get("technique")
+    except InputError:
         return None
-    technique = head.get("technique") if isinstance(head, dict) and "__schema__" in head else None
     return str(technique) if technique and NAME_RE.match(str(technique)) else None
 
 

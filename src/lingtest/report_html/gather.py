@@ -69,6 +69,13 @@ def data_uri(path: Path) -> str:
     return "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode("ascii")
 
 
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise InputError(f"invalid JSON ({exc.msg})", path=path, line=exc.lineno) from None
+
+
 def _read_records(path: Path) -> list[dict[str, Any]]:
     from lingtest.data.io import read_jsonl
 
@@ -138,10 +145,7 @@ def gather_section(technique: str, paths: Any, root: Path, *, max_cases: int, ma
         for p in sorted(metrics_dir.glob("*.png")):
             sec.plots[p.name] = data_uri(p)
         for p in sorted((metrics_dir / "systems").glob("*.json")):
-            try:
-                sec.systems[p.stem] = json.loads(p.read_text(encoding="utf-8"))
-            except json.JSONDecodeError as exc:
-                raise InputError(f"invalid JSON ({exc.msg})", path=p, line=exc.lineno) from None
+            sec.systems[p.stem] = _read_json(p)
     raw: dict[str, dict[str, Any]] = {}
     present = [p for p in suite_files if p.is_file()]
     for suite_path in present:
@@ -161,10 +165,7 @@ def gather_section(technique: str, paths: Any, root: Path, *, max_cases: int, ma
     for system in list(sec.counts):  # a technique that keeps a system's metrics beside its tables (TIN, ContraPro)
         flat_file = metrics_dir / f"{system}.json" if metrics_dir else None
         if system not in sec.systems and flat_file is not None and flat_file.is_file():
-            try:
-                sec.systems[system] = json.loads(flat_file.read_text(encoding="utf-8"))
-            except json.JSONDecodeError as exc:
-                raise InputError(f"invalid JSON ({exc.msg})", path=flat_file, line=exc.lineno) from None
+            sec.systems[system] = _read_json(flat_file)
     for system in sec.systems:
         if system not in sec.counts:
             where = _rel(results_dir / f"{system}.jsonl", root) if results_dir else "paths.<technique>.results"
