@@ -286,6 +286,16 @@ def _wall(rows: list[dict[str, Any]], stage: str) -> float | None:
     return None
 
 
+def _timed(rows: list[dict[str, Any]], stage: str, metric: str, file_metrics: dict[str, Any]) -> float | None:
+    """A stage's timed generation seconds: the run's metric ``metric`` (where the stages record it), else the
+    ``seconds`` of its metrics file (runs of versions that still wrote it there)."""
+    for r in rows:
+        if r.get("stage") == stage and metric in (r.get("timed") or {}):
+            return float(r["timed"][metric])
+    got = file_metrics.get("seconds")
+    return float(got) if isinstance(got, (int, float)) else None
+
+
 def _rate(n: Any, seconds: float | None) -> float | None:
     return round(float(n) / seconds, 3) if n is not None and seconds else None
 
@@ -317,11 +327,13 @@ def stage_rates(workspace: Path, rows: list[dict[str, Any]], peak_gflops: float 
 
     crest = metrics(f"{paths.get('crest', {}).get('metrics', 'metrics/crest/ontogum')}/generation.json")
     if crest:
-        add("crest_generate", "crest_generate", "selected follow-ups", crest.get("selected"), crest.get("seconds"))
+        add("crest_generate", "crest_generate", "selected follow-ups", crest.get("selected"),
+            _timed(rows, "crest_generate", "crest.seconds", crest))
     tin_dir = workspace / str(paths.get("tin", {}).get("metrics", "metrics/tin/conll2003")) / "generation"
     for f in sorted(tin_dir.glob("*.json")) if tin_dir.is_dir() else []:
         m = json.loads(f.read_text(encoding="utf-8"))
-        add(f"tin_generate@{f.stem}", "tin_generate", "sources", m.get("sources"), m.get("seconds"))
+        add(f"tin_generate@{f.stem}", "tin_generate", "sources", m.get("sources"),
+            _timed(rows, f"tin_generate@{f.stem}", f"tin.{f.stem}.generation.seconds", m))
     cp_dir = workspace / str(paths.get("contrapro", {}).get("metrics", "metrics/contrapro"))
     for f in sorted(cp_dir.glob("*.json")) if cp_dir.is_dir() else []:
         m = json.loads(f.read_text(encoding="utf-8"))

@@ -50,13 +50,15 @@ INTERPRETER = "interpreter"
 @dataclass(frozen=True)
 class RunRecord:
     """One MLflow run of a stage: ``stage`` is its ``dvc_stage`` tag (else the run name), times in seconds
-    since the epoch (``end`` None while it runs), ``tags`` the run's tags."""
+    since the epoch (``end`` None while it runs), ``tags`` the run's tags, ``metrics`` the latest value of
+    each of its metrics (the wall-clock figures a stage times are there, not in its output files)."""
 
     stage: str
     status: str
     start: float
     end: float | None
     tags: Mapping[str, str] = field(default_factory=dict)
+    metrics: Mapping[str, float] = field(default_factory=dict)
 
 
 _FILE_STORE_STATUS = {1: "RUNNING", 2: "SCHEDULED", 3: "FINISHED", 4: "FAILED", 5: "KILLED"}
@@ -86,13 +88,27 @@ def _sqlite_runs(db: Path) -> list[RunRecord]:
         tags: dict[str, dict[str, str]] = defaultdict(dict)
         for run, key, value in con.execute("SELECT run_uuid, key, value FROM tags"):
             tags[run][key] = value
+        metrics = _sqlite_metrics(con)
     except sqlite3.Error as exc:
         raise InputError(f"not an MLflow store: {exc}", path=db) from None
     finally:
         con.close()
-    out = [_record(name, status, start, end, tags.get(run, {})) for run, name, status, start, end in rows
-           if start is not None]
+    out = [_record(name, status, start, end, tags.get(run, {}), metrics.get(run, {}))
+           for run, name, status, start, end in rows if start is not None]
     return sorted(out, key=lambda r: r.start)
+
+
+def _sqlite_metrics(con: sqlite3.Connection) -> dict[str, dict[str, float]]:
+    """run -> metric -> latest value (a store without MLflow's ``latest_metrics`` table has none)."""
+    metrics: dict[str, dict[str, float]] = defaultdict(dict)
+    try:
+        rows = con.execute("SELECT run_uuid, key, value FROM latest_metrics").fetchall()
+    except sqlite3.OperationalError:
+        return metrics
+    for run, key, value in rows:
+        if value is not None:
+            metrics[run][key] = float(value)
+    return metrics
 
 
 def _file_store_runs(root: Path) -> list[RunRecord]:
@@ -108,14 +124,31 @@ def _file_store_runs(root: Path) -> list[RunRecord]:
         status = data.get("status")
         status = _FILE_STORE_STATUS.get(status, str(status)) if isinstance(status, int) else str(status)
         out.append(_record(data.get("run_name") or data.get("name") or "", status, data.get("start_time"),
-                           data.get("end_time"), tags))
+                           data.get("end_time"), tags, _file_store_metrics(meta.parent / "metrics")))
     return sorted(out, key=lambda r: r.start)
 
 
-def _record(name: str, status: str, start_ms: Any, end_ms: Any, tags: Mapping[str, str]) -> RunRecord:
+def _file_store_metrics(folder: Path) -> dict[str, float]:
+    """The last value of each metric of a file-store run (``metrics/<key>``: lines ``timestamp value step``;
+    nested keys are folders)."""
+    out: dict[str, float] = {}
+    if not folder.is_dir():
+        return out
+    for f in sorted(p for p in folder.rglob("*") if p.is_file()):
+        lines = f.read_text(encoding="utf-8").split()
+        if len(lines) >= 2:
+            try:
+                out[f.relative_to(folder).as_posix()] = float(f.read_text(encoding="utf-8").splitlines()[-1].split()[1])
+            except (ValueError, IndexError):
+                continue
+    return out
+
+
+def _record(name: str, status: str, start_ms: Any, end_ms: Any, tags: Mapping[str, str],
+            metrics: Mapping[str, float] | None = None) -> RunRecord:
     stage = tags.get("dvc_stage") or tags.get("mlflow.runName") or name or "?"
     return RunRecord(stage, str(status), float(start_ms) / 1000, float(end_ms) / 1000 if end_ms else None,
-                     dict(tags))
+                     dict(tags), dict(metrics or {}))
 
 
 def split_sessions(runs: Sequence[RunRecord], max_gap_s: float = 300.0) -> list[list[RunRecord]]:
@@ -151,12 +184,25 @@ class StageRow:
     gap_before_s: float | None
     dvc_s: float | None
     startup_s: float | None
+    timed: Mapping[str, float] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"stage": self.stage, "technique": self.technique, "status": self.status,
-                "start": _iso(self.start), "end": _iso(self.end), "wall_s": _round(self.wall_s),
-                "gap_before_s": _round(self.gap_before_s), "dvc_s": _round(self.dvc_s),
-                "startup_s": _round(self.startup_s)}
+        out: dict[str, Any] = {"stage": self.stage, "technique": self.technique, "status": self.status,
+               "start": _iso(self.start), "end": _iso(self.end), "wall_s": _round(self.wall_s),
+               "gap_before_s": _round(self.gap_before_s), "dvc_s": _round(self.dvc_s),
+               "startup_s": _round(self.startup_s)}
+        if self.timed:
+            out["timed"] = {k: _round(v) for k, v in sorted(self.timed.items())}
+        return out
+
+
+def timed_metrics(metrics: Mapping[str, float]) -> dict[str, float]:
+    """The wall-clock figures among a run's metrics (a dotted name with a wall-clock word in one of its parts,
+    :func:`lingtest.metrics.wall_clock.is_wall_clock`): ``crest.seconds``,
+    ``tin.x.generation.seconds_by_step.token``."""
+    from lingtest.metrics.wall_clock import is_wall_clock
+
+    return {k: v for k, v in metrics.items() if any(is_wall_clock(part) for part in k.split("."))}
 
 
 def _iso(t: float | None) -> str | None:
@@ -206,7 +252,8 @@ def stage_table(session: Sequence[RunRecord], techniques: Mapping[str, str] | No
             startup = max(0.0, run.start - proc)
             dvc_s = max(0.0, proc - prev_end) if prev_end is not None else None
         wall = run.end - run.start if run.end is not None else None
-        rows.append(StageRow(run.stage, technique, run.status, run.start, run.end, wall, gap, dvc_s, startup))
+        rows.append(StageRow(run.stage, technique, run.status, run.start, run.end, wall, gap, dvc_s, startup,
+                             timed_metrics(run.metrics)))
         prev_end = run.end if run.end is not None else prev_end
     return rows
 

@@ -100,4 +100,6 @@ def test_tables_show_the_validity_columns_when_the_rows_have_them():
     ab = ablation_markdown([row])
     assert "Adj. Prec (%)" in ab and "| 2 / 3 (66.67) | 50.00 |" in ab
     old = {k: v for k, v in row.items() if not k.startswith(("validity", "precision_validity"))}
-    assert "Valid" not in table1_markdown([old]) and table1_markdown([old]).splitlines()[1].count("|") == 11
+    assert "Valid" not in table1_markdown([old]) and table1_markdown([old]).splitlines()[1].count("|") == 10
+    timed = table1_markdown([{**old, "seconds_per_selected": 0.25}])  # a benchmark's rows carry the time
+    assert "| Time (s/sel) |" in timed and "| 0.250 |" in timed and timed.splitlines()[1].count("|") == 11

@@ -6,8 +6,10 @@ import sqlite3
 from pathlib import Path
 
 
-def fake_sqlite_store(path: Path, runs: list[tuple[str, str, float, float | None, dict[str, str]]]) -> Path:
-    """An MLflow-shaped SQLite store (the two tables read) with ``runs``: (name, status, start s, end s, tags)."""
+def fake_sqlite_store(path: Path, runs: list[tuple[str, str, float, float | None, dict[str, str]]],
+                      metrics: dict[int, dict[str, float]] | None = None) -> Path:
+    """An MLflow-shaped SQLite store (the tables read) with ``runs``: (name, status, start s, end s, tags), and
+    with ``metrics`` (run index -> name -> latest value) MLflow's ``latest_metrics`` table."""
     path.mkdir(parents=True, exist_ok=True)
     db = path / "mlflow.db"
     con = sqlite3.connect(db)
@@ -19,6 +21,12 @@ def fake_sqlite_store(path: Path, runs: list[tuple[str, str, float, float | None
                     (f"r{i}", name, status, int(start * 1000), int(end * 1000) if end is not None else None))
         for k, v in tags.items():
             con.execute("INSERT INTO tags VALUES (?, ?, ?)", (k, v, f"r{i}"))
+    if metrics is not None:
+        con.execute("CREATE TABLE latest_metrics (key TEXT, value FLOAT, timestamp INTEGER, step INTEGER, "
+                    "is_nan BOOLEAN, run_uuid TEXT)")
+        for i, values in metrics.items():
+            for k, v in values.items():
+                con.execute("INSERT INTO latest_metrics VALUES (?, ?, 0, 0, 0, ?)", (k, v, f"r{i}"))
     con.execute("INSERT INTO runs VALUES ('gone', 'deleted-one', 'FINISHED', 1, 2, 'deleted')")
     con.commit()
     con.close()

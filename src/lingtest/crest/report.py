@@ -30,16 +30,22 @@ def _validity_cells(r: dict[str, Any], percent: bool) -> str:
 def table1_markdown(rows: Sequence[dict[str, Any]]) -> str:
     """Paper Table 1: one row per system; with the validity figures of the summaries, two more columns:
     the tests whose follow-up keeps its gold and the precision with issues on the others counted as
-    false positives."""
+    false positives. The time column (seconds per selected follow-up) is there when a row has the time:
+    the pipeline's tables leave it out (wall-clock figures are not outputs, see
+    :mod:`lingtest.metrics.wall_clock`; the runs record it), a benchmark's rows carry it."""
     valid = _has_validity(rows)
-    head = "| System | # Src (P+N) | # Gen | # Sel | # Issues | # (%) Hits | Time (s/sel) | # TP | # FP | Prec |"
-    lines = [head + (" # (%) Valid | Adj. Prec |" if valid else ""), "|---" * (12 if valid else 10) + "|"]
+    timed = any(r.get("seconds_per_selected") is not None for r in rows)
+    head = ("| System | # Src (P+N) | # Gen | # Sel | # Issues | # (%) Hits |" + (" Time (s/sel) |" if timed else "")
+            + " # TP | # FP | Prec |")
+    lines = [head + (" # (%) Valid | Adj. Prec |" if valid else ""),
+             "|---" * (9 + timed + (2 if valid else 0)) + "|"]
     for r in rows:
         t = r.get("seconds_per_selected")
+        time_cell = (f" {'' if t is None else f'{t:.3f}'} |" if timed else "")
         lines.append(
             f"| {r.get('system', '')} | {r['sources']} ({r['sources_correct']}+{r['sources_wrong']}) | "
-            f"{r['generated']} | {r['selected']} | {r['issues']} | {_hits(r)} | "
-            f"{'' if t is None else f'{t:.3f}'} | {r['true_positives']} | {r['false_positives']} | "
+            f"{r['generated']} | {r['selected']} | {r['issues']} | {_hits(r)} |{time_cell}"
+            f" {r['true_positives']} | {r['false_positives']} | "
             f"{r['precision']:.2f} |" + (_validity_cells(r, percent=False) if valid else ""))
     return "\n".join(lines) + "\n"
 

@@ -122,18 +122,14 @@ def evaluate_stage(ctx: StageContext, config: CrestConfig, item: str) -> dict[st
 
 
 def report_stage(ctx: StageContext, config: CrestConfig) -> str:
-    """Table 1 over every evaluated system (``crest.systems``), with the generation time per selected
-    follow-up from the generate stage -> ``<paths.crest.metrics>/table1.md``."""
+    """Table 1 over every evaluated system (``crest.systems``) -> ``<paths.crest.metrics>/table1.md``. The
+    paper's time column (generation seconds per selected follow-up) is not in it: wall-clock figures are not
+    outputs (:mod:`lingtest.metrics.wall_clock`); the ``crest_generate`` run records it
+    (``crest.seconds_per_selected``) and ``bench/bench_profile.py`` reports it."""
     from lingtest.crest.report import table1_markdown
     from lingtest.data.io import atomic_open
 
-    gen = ctx.read_json(ctx.path("crest.metrics") / "generation.json", "crest_generate")
-    rows = []
-    for name in config.systems:
-        row = ctx.read_json(system_metrics_path(ctx, name), f"crest_evaluate@{name}")
-        if gen.get("seconds_per_selected") is not None:
-            row["seconds_per_selected"] = gen["seconds_per_selected"]
-        rows.append(row)
+    rows = [ctx.read_json(system_metrics_path(ctx, name), f"crest_evaluate@{name}") for name in config.systems]
     table = table1_markdown(rows)
     out = ctx.path("crest.metrics") / "table1.md"
     with atomic_open(out) as fh:

@@ -8,8 +8,8 @@ context gives the body everything that is the same in every technique:
 - ``ctx.path("crest.suite")``: a configured path (``conf/paths``) as an absolute path;
 - ``ctx.require(path, "crest_generate")``: the path, or one error that names the stage writing it
   and the command that runs it;
-- ``ctx.write_metrics(path, metrics, prefix)``: the metrics file, its numbers logged to the run and
-  the file attached to it;
+- ``ctx.write_metrics(path, metrics, prefix)``: the metrics file (wall-clock fields left out: they go
+  to the run only), its numbers logged to the run and the file attached to it;
 - ``ctx.map(builder, chunks, ...)``: ``[work(chunk) for chunk in chunks]`` here, or on a pool of Ray
   actors when ``executor=ray``, with the same results in the same order.
 
@@ -75,11 +75,14 @@ class StageContext:
     # ---- results -------------------------------------------------------------------------------------
     def write_metrics(self, path: Path, metrics: Mapping[str, Any], prefix: str = "",
                       artifacts: Sequence[Path] = ()) -> Path:
-        """Write ``metrics`` (JSON), log its numbers to the run under ``prefix`` and attach the file (and
-        ``artifacts``)."""
+        """Write ``metrics`` (JSON) without its wall-clock fields, log all its numbers (the wall-clock ones
+        too) to the run under ``prefix`` and attach the file (and ``artifacts``). The file is an output of the
+        stage and comes out the same on every run (:mod:`lingtest.metrics.wall_clock`)."""
         from lingtest.data.io import write_json
+        from lingtest.metrics.wall_clock import split_wall_clock
 
-        write_json(path, dict(metrics))
+        kept, _ = split_wall_clock(metrics)
+        write_json(path, kept)
         self.tracker.log_metrics(numeric_metrics(metrics, prefix))
         for p in (path, *artifacts):
             self.tracker.log_artifact(str(p))

@@ -7,7 +7,7 @@ import time
 from typing import Any
 
 from lingtest.config import Section
-from lingtest.data import Document, Tree, read_jsonl, write_json
+from lingtest.data import Document, Tree, read_jsonl
 from lingtest.execution.context import StageContext
 from lingtest.parsing.evalb import evalb_corpus
 
@@ -44,10 +44,8 @@ def parser_agreement_stage(ctx: StageContext, config: ParserAgreementConfig) -> 
         "dataset": config.dataset, "split": config.split, "documents": len(docs), "excluded_prefixes": list(exclude),
         "parser": pcfg.name, "model": pcfg.get("model"),
         "scoring": "evalb COLLINS.prm (punctuation by gold tag, ROOT/TOP ignored, ADVP=PRT, function tags stripped)",
-        **counts.as_dict(), "parse_seconds": seconds,
+        **counts.as_dict(),
     }
-    out = ctx.path("parser_agreement")
-    write_json(out, result)
-    ctx.tracker.log_metrics({k: v for k, v in result.items() if isinstance(v, (int, float))})
-    ctx.tracker.log_artifact(str(out))
+    # the parse time goes to the run only: the file is an output that comes out the same on every run
+    ctx.write_metrics(ctx.path("parser_agreement"), {**result, "parse_seconds": seconds})
     return result

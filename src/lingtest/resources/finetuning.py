@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from lingtest.errors import ConfigError, MissingResourceError
+from lingtest.metrics.wall_clock import split_wall_clock
 
 __all__ = ["GROUP_BATCHES", "IGNORE", "CheckpointIdentity", "FineTuneConfig", "FineTuned",
            "adamw_with_linear_schedule", "checkpoint_fingerprint", "collate", "config_from_mapping",
@@ -333,14 +334,16 @@ def fine_tune(config: FineTuneConfig, auto_class: Any, labels: Sequence[str],
 def save_fine_tuned(model: FineTuned, out: Path, config: FineTuneConfig, device: str,
                     metrics: Mapping[str, Any]) -> None:
     """Write the checkpoint (model and tokenizer) to ``out`` with ``training.json``: the config, the
-    device, the torch thread count, whether torch's deterministic algorithms were on and ``metrics``."""
+    device, the torch thread count, whether torch's deterministic algorithms were on and ``metrics``
+    without its wall-clock fields (the checkpoint comes out the same on every run)."""
     import torch
 
     out.mkdir(parents=True, exist_ok=True)
     model.net.save_pretrained(out)
     model.tokenizer.save_pretrained(out)
     record = {"config": asdict(config), "device": device, "torch_threads": torch.get_num_threads(),
-              "deterministic_algorithms": torch.are_deterministic_algorithms_enabled(), "metrics": dict(metrics)}
+              "deterministic_algorithms": torch.are_deterministic_algorithms_enabled(),
+              "metrics": split_wall_clock(metrics)[0]}
     (out / "training.json").write_text(json.dumps(record, indent=2, sort_keys=True) + "\n", encoding="utf-8")
 
 

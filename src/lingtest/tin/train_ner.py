@@ -232,6 +232,7 @@ def train_ner_stage(ctx: StageContext, config: TinTraining) -> dict[str, Any]:
 
     from lingtest.config import to_plain
     from lingtest.data import read_jsonl, write_json
+    from lingtest.metrics.wall_clock import split_wall_clock
     from lingtest.tracking import numeric_metrics
 
     data = config.train_data
@@ -248,7 +249,7 @@ def train_ner_stage(ctx: StageContext, config: TinTraining) -> dict[str, Any]:
     # ``config``: the section as composed, as the record always held it (a float option given as an integer
     # stays an integer here; the trainer got it as a float, see training.json)
     record = {"corpus": data.corpus, "config": to_plain(ctx.cfg.tin.train_ner), "data": data.model_dump(),
-              "metrics": metrics}
+              "metrics": split_wall_clock(metrics)[0]}  # the time goes to the run only
     # the file holds the record; the run gets the training metrics only (not the options, not the labels)
     metrics_path = ctx.path("tin.ner_model_metrics")
     write_json(metrics_path, record)

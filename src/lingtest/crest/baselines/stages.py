@@ -80,9 +80,11 @@ def run_baseline_generate(crest: CrestConfig, config: BaselinesConfig, baseline:
     Counts: ``generated`` (# Gen: follow-ups, at most M per source), ``selected`` (# Sel: the same, a baseline
     has no selection step), ``seconds`` (wall time from the start, model loads and parsing included, as
     CREST's), ``seconds_per_selected`` (per follow-up), ``followup_parse_seconds`` (parsing the follow-ups for
-    the records), and the generator's ``proposed``/``kept``/``dropped`` counts."""
+    the records), and the generator's ``proposed``/``kept``/``dropped`` counts. ``metrics_path`` gets them
+    without the wall-clock ones (:mod:`lingtest.metrics.wall_clock`); the returned counts have them."""
     from lingtest.crest.suite import write_sources, write_suite
     from lingtest.data.io import write_json
+    from lingtest.metrics.wall_clock import split_wall_clock
 
     t0 = time.perf_counter()
     if sources is None:
@@ -112,7 +114,7 @@ def run_baseline_generate(crest: CrestConfig, config: BaselinesConfig, baseline:
         "sources_with_followups": sum(bool(f) for f in got.followups),
         **got.counts(),
     }
-    write_json(metrics_path, metrics)
+    write_json(metrics_path, split_wall_clock(metrics)[0])
     log.info("baseline %s: %d sources, %d follow-ups in %.1fs", baseline, len(sources), n, seconds)
     return metrics
 
@@ -248,12 +250,11 @@ def evaluate_stage(ctx: StageContext, config: BaselinesConfig, item: str) -> dic
     producer = f"crest_baseline_generate@{item}"
     cases = load_cases(ctx.require(data / "generated.jsonl", producer))
     sources = load_sources(ctx.require(data / "sources.jsonl", producer))
-    gen = ctx.read_json(_dir(ctx, "baselines_metrics", item) / "generation.json", producer)
+    ctx.require(_dir(ctx, "baselines_metrics", item) / "generation.json", producer)
     rows = {}
     for name in crest.systems:
         system = build_system(ctx.cfg, TASK, name)
-        row, res = run_baseline_evaluate(crest, item, system, sources, cases, gen.get("seconds_per_selected"),
-                                         M=config.M)
+        row, res = run_baseline_evaluate(crest, item, system, sources, cases, M=config.M)
         write_results(_dir(ctx, "baselines_results", item) / f"{name}.jsonl", res.results,
                       meta={"technique": "crest", "baseline": item, "system": name, "corpus": crest.corpus})
         rows[name] = row
@@ -267,6 +268,7 @@ def report_stage(ctx: StageContext, config: BaselinesConfig) -> str:
     of ``crest.systems`` -> ``<paths.crest.baselines_report>/table1.{md,json}``."""
     from lingtest.crest.stages import system_metrics_path
     from lingtest.data.io import atomic_open, write_json
+    from lingtest.metrics.wall_clock import split_wall_clock
 
     crest = CrestConfig.from_config(ctx.cfg)
     crest_gen = ctx.read_json(ctx.path("crest.metrics") / "generation.json", "crest_generate")
@@ -285,7 +287,7 @@ def report_stage(ctx: StageContext, config: BaselinesConfig) -> str:
         base_rows[b] = {s: evaluated[s] for s in crest.systems}
     rows = comparison_rows(crest_rows, crest_gen, base_rows, base_gen)
     out = ctx.path("crest.baselines_report")
-    write_json(out / "table1.json", {"rows": rows})
+    write_json(out / "table1.json", {"rows": [split_wall_clock(r)[0] for r in rows]})
     table = comparison_markdown(rows)
     with atomic_open(out / "table1.md") as fh:
         fh.write(table)

@@ -34,6 +34,7 @@ from typing import Any
 
 from lingtest.data.model import Document
 from lingtest.errors import ConfigError, InputError, MissingResourceError
+from lingtest.metrics.wall_clock import split_wall_clock
 
 log = logging.getLogger(__name__)
 
@@ -277,9 +278,11 @@ def _train(config: TrainCorefConfig, train_docs: Sequence[Document], dev_docs: S
                "encode_seconds": round(encoded_s, 3), "seconds": round(time.perf_counter() - started, 3)}
     save_checkpoint(out, model, encoder if config.fine_tune else None, tokenizer if config.fine_tune else None,
                     config)
+    # the record is part of the checkpoint, an output that comes out the same on every run: no wall-clock
+    # figures in it (they are in the returned metrics, which the stage logs to its run)
     record = {"config": asdict(config), "device": device, "torch_threads": torch.get_num_threads(),
-              "deterministic_algorithms": torch.are_deterministic_algorithms_enabled(), "metrics": metrics,
-              "digest": checkpoint_digest(out)}
+              "deterministic_algorithms": torch.are_deterministic_algorithms_enabled(),
+              "metrics": split_wall_clock(metrics)[0], "digest": checkpoint_digest(out)}
     (out / TRAINING_FILE).write_text(json.dumps(record, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     return metrics
 
