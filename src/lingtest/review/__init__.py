@@ -8,7 +8,8 @@ inspection; CREST: naturalness). This package draws a seeded sample of a suite's
 :mod:`.terminal` or as a local HTML form :mod:`.page`), stores the judgements beside the suite in
 ``reviews/<suite>@<version or sha16>/labels.jsonl`` (:mod:`.labels`) and summarises them as rates
 with Wilson 95% intervals (:mod:`.stats`, :func:`review_rates`). :mod:`.session` ties them to a
-loaded suite; ``lingtest review`` is the command."""
+loaded suite; ``lingtest review`` is the command. The unit judged is a test case, or (``--unit expansion``,
+:mod:`.expansions`) a distinct expanded sentence of an S2LCT suite against its seed sentence."""
 
 from __future__ import annotations
 
