@@ -112,19 +112,3 @@ def test_unknown_lexicon_and_missing_sentiment_are_errors():
         parse_predicate("contain(word, slurs)").check(K)
     with pytest.raises(PredicateError, match="SentiWordNet"):
         parse_predicate("contain(pos, neutral_adj)").check(Knowledge())
-
-
-@pytest.mark.parametrize(("text", "label"), [
-    ("hasattr(label, positive)", "positive"),
-    ("hasattr(length, < 10) and hasattr(label, neutral) and contain(pos, neutral_adj)", "neutral"),
-    ("(hasattr(label, hate) and hasattr(length, < 5)) or hasattr(label, hate)", "hate"),
-    ("hasattr(label, hate) or hasattr(length, < 5)", None),       # a branch requires no label
-    ("hasattr(label, hate) or hasattr(label, non-hate)", None),   # the branches disagree
-    ("not hasattr(label, hate)", None),
-    ("hasattr(label, != hate)", None),
-    ("contain(word, profanity)", None),
-])
-def test_the_label_a_search_requires(text: str, label: str | None) -> None:
-    from lingtest.s2lct.predicates import required_label
-
-    assert required_label(parse_predicate(text)) == label

@@ -1,7 +1,8 @@
 """``lingtest review SUITE [--sample N] [--seed S] [--by-group] [--reviewer NAME] [--redo]`` (in the terminal),
 ``... --html OUT`` (a local HTML form), ``... --labels FILE`` (record judgements made elsewhere) and
-``lingtest review [SUITE] --summary [--json]``: a thin shell over :mod:`lingtest.review`. ``--unit expansion``
-judges the distinct expanded sentences of an S2LCT suite against their seed sentences instead of its cases.
+``lingtest review [SUITE] --summary [--json]``: a thin shell over :mod:`lingtest.review`. ``--unit`` judges
+other units than the suite's cases, those a technique registers (:mod:`lingtest.review.units`): ``--unit
+expansion``, the distinct expanded sentences of an S2LCT suite against their seed sentences.
 
 SUITE is anything :func:`lingtest.load_suite` takes (``crest-ontogum@1.1.0``, a release folder, a suite
 file, a configured suite name). Judgements are recorded in ``reviews/<suite>@<version or sha16>/labels.jsonl``
@@ -15,7 +16,6 @@ import json
 import shlex
 import sys
 from collections.abc import Callable
-from enum import Enum, StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -27,13 +27,6 @@ if TYPE_CHECKING:
 EXIT_INPUT = 2
 WIDTH = 100
 DEFAULT_SAMPLE = 100
-
-
-class ReviewUnit(StrEnum):
-    """What is judged one at a time (``--unit``)."""
-
-    case = "case"            # a test case of the suite
-    expansion = "expansion"  # a distinct expanded sentence of an S2LCT suite, against its seed sentence
 
 
 def _fail(exc: BaseException) -> int:
@@ -71,9 +64,10 @@ def print_rates(summary: dict[str, Any], console: Any) -> None:
     from rich.table import Table
 
     from lingtest.review.labels import review_name
+    from lingtest.review.units import label_column, noun
 
-    label = review_name(str(summary["suite"]), summary["version"], str(summary["sha256"]),
-                        str(summary.get("unit") or "case"))
+    unit = str(summary.get("unit") or "case")
+    label = review_name(str(summary["suite"]), summary["version"], str(summary["sha256"]), unit)
     overall = summary["overall"]
     if not overall["judgements"]:
         console.print(f"{escape(label)}: no judgements yet")
@@ -82,17 +76,14 @@ def print_rates(summary: dict[str, Any], console: Any) -> None:
     where = Path(str(summary["labels"]))
     if where.is_relative_to(Path.cwd()):
         where = where.relative_to(Path.cwd())
-    what = "expanded sentences" if summary.get("unit") == "expansion" else "cases"
+    what = escape(noun(unit, several=True))
     console.print(f"[bold]{escape(label)}[/bold]: {overall['cases']} {what} judged ({overall['judgements']} "
                   f"judgements by {escape(who)}); rates with 95% Wilson intervals; labels: {escape(str(where))}",
                   soft_wrap=True)
     table = Table()
     table.add_column("group", overflow="fold", min_width=7, max_width=28)
     table.add_column("cases", justify="right")
-    label_column = "label correct" if summary.get("task") == "classification" else "relation correct"
-    if summary.get("unit") == "expansion":
-        label_column = "label kept"
-    for name in ("well-formed", label_column, "both"):
+    for name in ("well-formed", label_column(unit, summary.get("task")), "both"):
         table.add_column(name, justify="right", no_wrap=True)
     if summary.get("capabilities"):
         table.add_column("relevance (1-5)", justify="right", no_wrap=True)
@@ -137,7 +128,6 @@ def review_command(suite: str | None, *, sample: int = DEFAULT_SAMPLE, seed: int
     """The command (see the module doc); ``ask``: the terminal flow's input function; the exit status."""
     from lingtest.errors import InputError, LingtestError
 
-    unit = unit.value if isinstance(unit, Enum) else unit
     if summary:
         return summary_command(suite, as_json=as_json, root=root, out=out, unit=unit)
     try:
@@ -168,12 +158,13 @@ def _record_file(review: Any, labels: Path, who: str, out: Any, spec: dict[str, 
     """Record a labels file; the sample it was judged on is its header's (a page's download), else the one
     ``--sample``/``--seed``/``--by-group`` name."""
     from lingtest.review.labels import read_judgements
+    from lingtest.review.units import noun
 
     header, judgements = read_judgements(labels, key=review.key, groups=review.groups, reviewer=who)
     sample = (header or {}).get("sample")
     n = review.record(judgements, sample if isinstance(sample, dict) else spec)
     reviewers = sorted({j.reviewer for j in judgements})
-    what = "expanded sentences" if review.key.unit == "expansion" else "cases"
+    what = noun(review.key.unit, several=True)
     print(f"recorded {n} judgements of {len({j.id for j in judgements})} {what} by {', '.join(reviewers)} in "
           f"{review.path}", file=out or sys.stdout)
     return 0
@@ -182,13 +173,14 @@ def _record_file(review: Any, labels: Path, who: str, out: Any, spec: dict[str, 
 def _write_page(review: Any, items: list[Any], spec: dict[str, Any], suite: str, html: Path, who: str) -> int:
     from lingtest.data.io import atomic_open
     from lingtest.review.page import review_page
+    from lingtest.review.units import noun
 
     unit = f" --unit {review.key.unit}" if review.key.unit != "case" else ""
     command = f"lingtest review {shlex.quote(suite)}{unit} --labels {review.key.folder_name}-labels.jsonl"
     page = review_page(items, key=review.key, sample=spec, command=command, reviewer=who)
     with atomic_open(html) as fh:
         fh.write(page)
-    what = "expanded sentences" if review.key.unit == "expansion" else "cases"
+    what = noun(review.key.unit, several=True)
     print(f"wrote {html} ({len(items)} {what}): answer in a browser, press Download labels, then `{command}`")
     return 0
 
@@ -197,12 +189,13 @@ def _interactive(review: Any, items: list[Any], spec: dict[str, Any], who: str, 
                  ask: Callable[[str], str], out: Any) -> int:
     from lingtest.review.labels import latest
     from lingtest.review.terminal import review_loop
+    from lingtest.review.units import noun
 
     console = _console(out)
     before = {j.id for j in latest(review.judgements()) if j.reviewer == who}
     todo = items if redo else [i for i in items if i.id not in before]
     done = len(items) - len(todo)
-    what = "expanded sentences" if review.key.unit == "expansion" else "cases"
+    what = noun(review.key.unit, several=True)
     console.print(f"reviewing {len(todo)} of {len(items)} sampled {what} of {review.key.folder_name} as {who}"
                   + (f" ({done} judged before; --redo judges them again)" if done else "")
                   + f"; labels: {review.path}", soft_wrap=True, highlight=False)
@@ -228,15 +221,15 @@ def review(
     summary: Annotated[bool, typer.Option("--summary", help="print the rates with 95% Wilson intervals (without "
                                           "SUITE: of every reviewed suite)")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="--summary as JSON")] = False,
-    unit: Annotated[ReviewUnit, typer.Option("--unit", help="what is judged: the suite's test cases, or the "
-                                             "distinct expanded sentences of an S2LCT suite, each against its "
-                                             "seed sentence (labels in reviews/<suite>-expansion-sentences@...)")
-                    ] = ReviewUnit.case,
+    unit: Annotated[str, typer.Option("--unit", help="what is judged: case (the suite's test cases) or a unit a "
+                                      "technique registers (entry points lingtest.review_units), such as expansion: "
+                                      "the distinct expanded sentences of an S2LCT suite, each against its seed "
+                                      "sentence (labels in reviews/<suite>-expansion-sentences@...)")] = "case",
 ) -> None:
     """Judge a seeded sample of a suite's cases by hand (well-formed? label or relation correct? capability
     relevant?), or print the rates of what was judged."""
     exit_with(review_command(suite, sample=sample, seed=seed, by_group=by_group, labels=labels, html=html,
-                             reviewer=reviewer, redo=redo, summary=summary, as_json=as_json, unit=unit.value))
+                             reviewer=reviewer, redo=redo, summary=summary, as_json=as_json, unit=unit))
 
 
 register = command_registrar(globals(), "review", "review")

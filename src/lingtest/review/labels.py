@@ -3,12 +3,13 @@
 **Where.** ``reviews/<suite name>@<version or sha16>/labels.jsonl`` under the project root
 (:func:`lingtest.paths.project_root`): beside the suite, never inside a release folder (releases are
 immutable). A suite file without a version is keyed by the first 16 hex digits of its sha256, so an
-edited suite file gets a folder of its own. A review of an S2LCT suite's expanded sentences (unit
-``expansion``) lives in ``reviews/<suite name>-expansion-sentences@<version or sha16>/``.
+edited suite file gets a folder of its own. A review of other units than the suite's cases
+(:mod:`lingtest.review.units`) lives in ``reviews/<suite name><the unit's suffix>@<version or sha16>/``
+(S2LCT's expanded sentences: ``reviews/<suite name>-expansion-sentences@<version or sha16>/``).
 
 **The file.** lingtest JSONL: a header ``{"__schema__": 1, "kind": "review-labels", "suite", "version",
-"sha256", "technique", "task", "capabilities", "sample", "samples"}`` (and ``"unit": "expansion"`` for a
-review of expanded sentences; ``sample``: the seed, size and
+"sha256", "technique", "task", "capabilities", "sample", "samples"}`` (and ``"unit"`` for a
+review of other units than cases, such as ``"expansion"``; ``sample``: the seed, size and
 stratification of the last sample judged, ``samples``: every one judged so far), then one row per
 judgement: ``{"id", "group", "well_formed", "label_correct", "relevance", "note", "reviewer", "time"}``
 (``time``: UTC, ISO 8601). Rows are only appended: judging a case again appends a newer row, and the
@@ -37,6 +38,7 @@ from typing import Any
 from lingtest.data.io import atomic_open
 from lingtest.data.model import SCHEMA_VERSION
 from lingtest.errors import InputError
+from lingtest.review.units import CASE, folder_suffix
 
 #: the header kind of a stored labels file, and of the file the HTML page downloads
 KIND = "review-labels"
@@ -46,11 +48,6 @@ JUDGED = ("well_formed", "label_correct", "relevance")
 #: the fields a row of a labels file to record may have
 INPUT_FIELDS = frozenset({"id", *JUDGED, "note", "reviewer", "time", "group"})
 LABELS_FILE = "labels.jsonl"
-#: what is judged (``lingtest review --unit``): the suite's test cases, or the distinct expanded sentences of
-#: an S2LCT suite (:mod:`lingtest.review.expansions`)
-UNITS = ("case", "expansion")
-#: what a unit's reviews folder adds to the suite's name
-UNIT_SUFFIX = {"case": "", "expansion": "-expansion-sentences"}
 
 
 @dataclass(frozen=True)
@@ -73,8 +70,8 @@ class Judgement:
 @dataclass(frozen=True)
 class SuiteKey:
     """What identifies the reviewed suite: its name, version (``None`` for a suite file), sha256, whether it
-    has capabilities (the relevance question) and the unit judged (``case``: its test cases; ``expansion``:
-    the distinct expanded sentences of an S2LCT suite, :mod:`lingtest.review.expansions`)."""
+    has capabilities (the relevance question) and the unit judged (``case``: its test cases; another: a unit
+    a technique registers, :mod:`lingtest.review.units`, such as S2LCT's ``expansion``)."""
 
     name: str
     version: str | None
@@ -82,14 +79,14 @@ class SuiteKey:
     technique: str = ""
     task: str = ""
     capabilities: bool = False
-    unit: str = "case"
+    unit: str = CASE
 
     @property
     def folder_name(self) -> str:
         return review_name(self.name, self.version, self.sha256, self.unit)
 
     @classmethod
-    def from_info(cls, info: Any, unit: str = "case") -> SuiteKey:
+    def from_info(cls, info: Any, unit: str = CASE) -> SuiteKey:
         """The key of a :class:`~lingtest.harness.info.SuiteInfo` reviewed by ``unit``."""
         return cls(name=str(info.name), version=info.version, sha256=str(info.sha256), technique=str(info.technique),
                    task=str(info.task), capabilities="meta.capability" in str(info.group_rule), unit=unit)
@@ -98,21 +95,16 @@ class SuiteKey:
         out = {"__schema__": SCHEMA_VERSION, "kind": KIND, "suite": self.name, "version": self.version,
                "sha256": self.sha256, "technique": self.technique, "task": self.task,
                "capabilities": self.capabilities}
-        if self.unit != "case":
+        if self.unit != CASE:
             out["unit"] = self.unit
         return out
 
 
-def check_unit(unit: str) -> None:
-    """Refuse an unknown review unit."""
-    if unit not in UNITS:
-        raise InputError(f"unknown review unit {unit!r} (one of {', '.join(UNITS)})", field="unit")
-
-
-def review_name(suite: str, version: str | None, sha256: str, unit: str = "case") -> str:
-    """The name of a review: ``<suite>@<version or sha16>``, the suite's name followed by
-    ``-expansion-sentences`` for a review of S2LCT expanded sentences."""
-    return f"{suite}{UNIT_SUFFIX.get(unit, '-' + unit)}@{version or sha256[:16]}"
+def review_name(suite: str, version: str | None, sha256: str, unit: str = CASE) -> str:
+    """The name of a review: ``<suite>@<version or sha16>``, the suite's name followed by the unit's folder
+    suffix for a review of other units than cases (:func:`lingtest.review.units.folder_suffix`:
+    ``-expansion-sentences`` for S2LCT's expanded sentences)."""
+    return f"{suite}{folder_suffix(unit)}@{version or sha256[:16]}"
 
 
 def reviews_root(root: Path | None = None) -> Path:
@@ -273,7 +265,7 @@ def record(path: Path, key: SuiteKey, judgements: Sequence[Judgement], sample: M
         if header.get("sha256") != key.sha256:
             raise InputError(f"these labels are of another suite (sha256 {str(header.get('sha256'))[:16]}..., "
                              f"this suite's is {key.sha256[:16]}...)", path=path, line=1, field="sha256")
-        if header.get("unit", "case") != key.unit:
+        if header.get("unit", CASE) != key.unit:
             raise InputError(f"these labels judge the suite's {header.get('unit', 'case')} units, not its "
                              f"{key.unit} units", path=path, line=1, field="unit")
         samples = _sample_list(header)

@@ -20,6 +20,7 @@ from typing import Any
 
 from lingtest.data.model import SCHEMA_VERSION
 from lingtest.review.labels import INPUT_KIND, SuiteKey
+from lingtest.review.units import noun
 from lingtest.review.views import Line, ReviewItem, questions
 
 TAGS = {"del": ("<del>", "</del>"), "ins": ("<ins>", "</ins>"), "mark": ("<span class=\"mark\">", "</span>"),
@@ -167,9 +168,9 @@ def item_html(item: ReviewItem, position: int, total: int) -> str:
                   f"</span>{radios}</div>")
     qs.append(f"<div class=\"q\"><span class=\"text\">note</span><input class=\"note\" type=\"text\" "
               f"name=\"note-{cid}\" aria-label=\"note\"></div>")
-    what = "expanded sentence" if item.unit == "expansion" else "case"
     return (f"<section class=\"case\" data-id=\"{cid}\" data-group=\"{escape(item.group, quote=True)}\">"
-            f"<h2>{what} {position} of {total} · <code>{escape(item.id)}</code> · {escape(item.group)}</h2>"
+            f"<h2>{escape(item.noun)} {position} of {total} · <code>{escape(item.id)}</code> · "
+            f"{escape(item.group)}</h2>"
             f"{_kv(facts)}{blocks}<fieldset>{''.join(qs)}</fieldset></section>")
 
 
@@ -190,7 +191,7 @@ def review_page(items: Sequence[ReviewItem], *, key: SuiteKey, sample: Mapping[s
     body = "".join(item_html(item, k, len(items)) for k, item in enumerate(items, start=1))
     how = ("Answer what you can for each case (a case counts once it has an answer); Download writes the "
            "labels file; record it with")
-    what = "expanded sentences" if key.unit == "expansion" else "cases"
+    what = noun(key.unit, several=True)
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
             f"<title>review {escape(label)}</title><style>{STYLE}</style></head><body>"

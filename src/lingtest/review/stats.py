@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from lingtest.errors import InputError
-from lingtest.review.labels import KIND, LABELS_FILE, SuiteKey, check_unit, labels_path, read_labels
+from lingtest.review.labels import KIND, LABELS_FILE, SuiteKey, labels_path, read_labels
 from lingtest.review.rates import (  # noqa: F401  (re-exported: the review's public names)
     CONFIDENCE,
     MIN_GROUP,
@@ -21,6 +21,7 @@ from lingtest.review.rates import (  # noqa: F401  (re-exported: the review's pu
     summarise,
     wilson_interval,
 )
+from lingtest.review.units import check_unit
 
 
 def _labels_file(source: Any, root: Path | None, unit: str = "case") -> tuple[Path, SuiteKey | None]:
@@ -51,8 +52,9 @@ def review_rates(suite_or_folder: Any, *, root: Path | None = None, min_group: i
     ``{"n", "mean", "low", "high"}`` (``None``: nothing judged); ``labels`` is the labels file, relative
     to the project root when under it. A suite nobody reviewed yet has no ``labels`` and zero
     judgements. ``root``: the project root the ``reviews/`` folder is under (default: the project's).
-    ``unit``: of a suite, the review of its cases (``case``) or of its expanded sentences (``expansion``);
-    a folder or labels file is the review it holds (``"unit"`` in the result)."""
+    ``unit``: of a suite, the review of its cases (``case``) or of the units a technique registers
+    (:mod:`lingtest.review.units`; S2LCT's expanded sentences: ``expansion``); a folder or labels file is the
+    review it holds (``"unit"`` in the result)."""
     check_unit(unit)
     path, key = _labels_file(suite_or_folder, root, unit)
     if not path.is_file():

@@ -20,8 +20,8 @@ cluster) and dimmed text (``dim``: sentence numbers, elisions). Per task:
   (``provenance.params.changes``) as old/new lines, template fillers as a fact.
 
 ``expected`` says in words what a correct system does on the case; ``edit`` what the generator changed.
-An S2LCT expanded sentence (:func:`expansion_item`) is shown against its seed sentence, with the seed's
-label, and asked its own questions (:func:`expansion_questions`).
+A unit other than a case (:mod:`lingtest.review.units`, such as an S2LCT expanded sentence) is built by
+its provider from these pieces and carries its own questions (``ReviewItem.asks``).
 """
 
 from __future__ import annotations
@@ -36,7 +36,6 @@ from lingtest.data.model import TestCase
 from lingtest.harness.derive import expectation_name
 from lingtest.report_html.cases import SIDE_TITLES, document_words
 from lingtest.report_html.diff import Piece, token_diff, word_diff
-from lingtest.review.expansions import ExpansionSentence
 
 #: segment kinds: shared text, only in the original, only in the edited side, a bracket mark, dimmed text
 KINDS = ("same", "del", "ins", "mark", "dim")
@@ -80,7 +79,8 @@ class ReviewItem:
     facts: tuple[tuple[str, str], ...] = ()
     capability: str | None = None
     graded: bool = True  # False: the case has no correct answer (a ContraCAT prior); no label question
-    unit: str = "case"  # "expansion": an S2LCT expanded sentence judged against its seed sentence
+    noun: str = "case"  # what is judged, in words (a review unit's provider: "expanded sentence", ...)
+    asks: tuple[Question, ...] = ()  # the questions asked of it, when not a case's (a review unit's provider)
 
     @property
     def asks_relevance(self) -> bool:
@@ -99,8 +99,8 @@ class Question:
 
 def questions(item: ReviewItem) -> list[Question]:
     """The questions asked about ``item``, in order (the relevance one only for a suite with capabilities)."""
-    if item.unit == "expansion":
-        return expansion_questions(item)
+    if item.asks:
+        return list(item.asks)
     label = item.task == "classification"
     out = [Question("well_formed", "well-formed?", "Is the test input well-formed: natural, grammatical text a "
                     "user could write? (An unnatural mutant is not.)", ("y", "n"))]
@@ -113,19 +113,6 @@ def questions(item: ReviewItem) -> list[Question]:
         out.append(Question("relevance", "capability relevant?", f"How relevant is the case to its capability "
                             f"({item.capability})? 1: not at all, 5: exactly what it tests.",
                             ("1", "2", "3", "4", "5")))
-    return out
-
-
-def expansion_questions(item: ReviewItem) -> list[Question]:
-    """The questions asked about an expanded sentence (the relevance one only for a suite with capabilities)."""
-    out = [Question("well_formed", "well-formed?", "Would a competent writer produce the expanded sentence? (A "
-                    "fragment seed stays acceptable when the inserted word fits it.)", ("y", "n")),
-           Question("label_correct", "keeps the seed's label?", "Does the expanded sentence keep the seed's label "
-                    "(shown above)?", ("y", "n"))]
-    if item.asks_relevance:
-        out.append(Question("relevance", "capability relevant?", f"How well does the expanded sentence still fit "
-                            f"the capabilities its seed was found for ({item.capability}), as their search asks? "
-                            "1: not at all, 5: as well as the seed.", ("1", "2", "3", "4", "5")))
     return out
 
 
@@ -495,29 +482,3 @@ def review_item(case: TestCase, *, task: str, group: str, capabilities: Mapping[
                       expected=expected_words(case, task), edit=edit_words(case, changed, unit), blocks=tuple(blocks),
                       facts=tuple(facts), capability=capability or (None if capabilities is None else "-"),
                       graded=not bool(case.meta.get("prior")))
-
-
-def expansion_item(unit: ExpansionSentence, *, capabilities: Mapping[str, str] | None = None) -> ReviewItem:
-    """An S2LCT expanded sentence as a reviewer sees it: its seed sentence and the expanded sentence with the
-    inserted words marked, the seed's label, the capabilities and cases that embed it. ``capabilities``:
-    capability code -> name (``None``: the suite has none, no relevance question)."""
-    left, right = text_diff(unit.seed, unit.text) if unit.seed else ((), (plain(unit.text),))
-    blocks = (Block("seed sentence", left), Block("expanded sentence", right)) if unit.seed else \
-        (Block("expanded sentence", right),)
-    named = unit.tags if len(unit.tags) == len(unit.fills) else ("mask",) * len(unit.fills)
-    edit = ("inserted " + ", ".join(f"{{{t}}} {f!r}" for t, f in zip(named, unit.fills, strict=True))
-            if unit.fills else "inserted words not recorded")
-    label = unit.label or "unknown (the configuration the suite was made with does not say): judge whether " \
-                          "the expanded sentence keeps the seed's label"
-    cases = len(unit.cases)
-    facts = (("seed's label", label), ("capabilities", ", ".join(unit.capabilities) or "-"),
-             ("test cases", f"{cases} expansion case{'s embed' if cases != 1 else ' embeds'} it in a template"),
-             ("seed", unit.seed_id))
-    capability = None
-    if capabilities is not None:
-        capability = "; ".join(f"{c}: {capabilities[c]}" if capabilities.get(c) else c for c in unit.capabilities) \
-            or "-"
-    expected = f"the seed's label, {unit.label}" if unit.label else "the seed's label"
-    return ReviewItem(id=unit.id, group=unit.group, technique="s2lct", task="classification", relation="exp",
-                      expected=expected, edit=edit, blocks=blocks, facts=facts, capability=capability,
-                      unit="expansion")

@@ -30,7 +30,7 @@ from functools import lru_cache
 from typing import Any, Protocol
 
 __all__ = ["And", "Contain", "HasAttr", "Knowledge", "Not", "Or", "Predicate", "PredicateError",
-           "SearchSentence", "WordSentiment", "parse_predicate", "required_label", "sentence_length", "POS_OF_TAG"]
+           "SearchSentence", "WordSentiment", "parse_predicate", "sentence_length", "POS_OF_TAG"]
 
 SENTIMENTS = ("positive", "negative", "neutral")
 POS_NAMES = ("adj", "noun", "verb", "adv")
@@ -352,17 +352,3 @@ def parse_predicate(text: str) -> Predicate:
     if not isinstance(text, str) or not text.strip():
         raise PredicateError("empty predicate")
     return _Parser(text).parse()
-
-
-def required_label(p: Predicate) -> str | None:
-    """The label every sentence ``p`` holds of has (``hasattr(label, X)`` as a conjunct, or in every branch of
-    a disjunction), else ``None``: the seed's label of a rule whose search is ``p``."""
-    if isinstance(p, HasAttr):
-        return p.value if p.attr == "label" and p.op == "==" else None
-    if isinstance(p, And):
-        found = {lab for q in p.parts if (lab := required_label(q)) is not None}
-        return found.pop() if len(found) == 1 else None
-    if isinstance(p, Or):
-        labels = {required_label(q) for q in p.parts}
-        return labels.pop() if len(labels) == 1 else None  # None when a branch requires none
-    return None

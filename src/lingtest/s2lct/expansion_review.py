@@ -1,4 +1,7 @@
-"""The expanded sentences of an S2LCT suite as review units (``lingtest review SUITE --unit expansion``).
+"""The expanded sentences of an S2LCT suite as review units (``lingtest review SUITE --unit expansion``): the
+review unit provider :data:`PROVIDER` (:class:`~lingtest.review.units.UnitProvider`), registered under the
+``lingtest.review_units`` entry points as ``expansion`` (``pyproject.toml``), so the review layer finds it
+without naming S2LCT. No pipeline stage imports this module.
 
 S2LCT inserts one word (or a few) into a found seed sentence and embeds each expanded sentence in the
 capability templates of every rule that uses the seed, so a suite holds several expansion cases
@@ -15,23 +18,27 @@ it), with
 * the inserted words and their tags (``meta.fills``, ``meta.mask_tags``), the capabilities and cases
   that embed it;
 * the seed's label: the label the search predicate of the case's rule requires of every sentence it finds
-  (``hasattr(label, X)``, :func:`~lingtest.s2lct.predicates.required_label`) in the configuration the suite
-  was made with (``s2lct.suites.<meta.suite>.capabilities.<meta.capability>.rules[<meta.rule>].search``);
+  (``hasattr(label, X)``, :func:`required_label`) in the configuration the suite was made with
+  (``s2lct.suites.<meta.suite>.capabilities.<meta.capability>.rules[<meta.rule>].search``);
   the seed cases themselves carry only their template's expected label. ``None`` when the configuration
   is not found, the rule requires no label, or the rules disagree.
 
 Its id is the first 16 hex digits of the sha256 of the sentence (:func:`unit_id`), so it does not depend
 on the order of the suite file; its group is the tag of the inserted word (``RB``, ``JJ``; several joined
-by ``+``)."""
+by ``+``). A reviewer sees it against its seed sentence, the inserted words marked, with the seed's label
+(:func:`expansion_item`), and is asked its own questions (:func:`expansion_questions`). Its judgements are
+stored in ``reviews/<suite>-expansion-sentences@<version or sha16>/``."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from lingtest.data.model import TestCase, stable_id
+from lingtest.review.views import Block, Question, ReviewItem, plain, text_diff
+from lingtest.s2lct.predicates import And, HasAttr, Or, Predicate, PredicateError, parse_predicate
 
 _MASK = re.compile(r"^\{[^{}\s]+\}$")
 
@@ -90,11 +97,23 @@ def _strings(value: Any) -> tuple[str, ...]:
     return tuple(str(v) for v in value) if isinstance(value, list | tuple) else ()
 
 
+def required_label(p: Predicate) -> str | None:
+    """The label every sentence ``p`` holds of has (``hasattr(label, X)`` as a conjunct, or in every branch of
+    a disjunction), else ``None``: the seed's label of a rule whose search is ``p``."""
+    if isinstance(p, HasAttr):
+        return p.value if p.attr == "label" and p.op == "==" else None
+    if isinstance(p, And):
+        found = {lab for q in p.parts if (lab := required_label(q)) is not None}
+        return found.pop() if len(found) == 1 else None
+    if isinstance(p, Or):
+        labels = {required_label(q) for q in p.parts}
+        return labels.pop() if len(labels) == 1 else None  # None when a branch requires none
+    return None
+
+
 def rule_labels(config: Mapping[str, Any] | None) -> Callable[[str, str, int], str | None]:
     """``label(suite, capability, rule)``: the label the rule's search requires (see the module doc) in
     ``config`` (the plain configuration; ``None``: every label unknown)."""
-    from lingtest.s2lct.predicates import PredicateError, parse_predicate, required_label
-
     suites = ((config or {}).get("s2lct") or {}).get("suites") or {}
 
     def label(suite: str, capability: str, rule: int) -> str | None:
@@ -140,3 +159,70 @@ def expansion_sentences(cases: Sequence[TestCase],
             fills=_strings(first.meta.get("fills")), tags=_strings(first.meta.get("mask_tags")),
             capabilities=tuple(caps), cases=tuple(c.id for c in members), seed_id=first.provenance.seed_id))
     return out
+
+
+# ---- as a review unit ------------------------------------------------------------------------------------
+def expansion_questions(item: ReviewItem) -> list[Question]:
+    """The questions asked about an expanded sentence (the relevance one only for a suite with capabilities)."""
+    out = [Question("well_formed", "well-formed?", "Would a competent writer produce the expanded sentence? (A "
+                    "fragment seed stays acceptable when the inserted word fits it.)", ("y", "n")),
+           Question("label_correct", "keeps the seed's label?", "Does the expanded sentence keep the seed's label "
+                    "(shown above)?", ("y", "n"))]
+    if item.asks_relevance:
+        out.append(Question("relevance", "capability relevant?", f"How well does the expanded sentence still fit "
+                            f"the capabilities its seed was found for ({item.capability}), as their search asks? "
+                            "1: not at all, 5: as well as the seed.", ("1", "2", "3", "4", "5")))
+    return out
+
+
+def expansion_item(unit: ExpansionSentence, *, capabilities: Mapping[str, str] | None = None) -> ReviewItem:
+    """An S2LCT expanded sentence as a reviewer sees it: its seed sentence and the expanded sentence with the
+    inserted words marked, the seed's label, the capabilities and cases that embed it, and the questions
+    asked of it (:func:`expansion_questions`). ``capabilities``: capability code -> name (``None``: the suite
+    has none, no relevance question)."""
+    left, right = text_diff(unit.seed, unit.text) if unit.seed else ((), (plain(unit.text),))
+    blocks = (Block("seed sentence", left), Block("expanded sentence", right)) if unit.seed else \
+        (Block("expanded sentence", right),)
+    named = unit.tags if len(unit.tags) == len(unit.fills) else ("mask",) * len(unit.fills)
+    edit = ("inserted " + ", ".join(f"{{{t}}} {f!r}" for t, f in zip(named, unit.fills, strict=True))
+            if unit.fills else "inserted words not recorded")
+    label = unit.label or "unknown (the configuration the suite was made with does not say): judge whether " \
+                          "the expanded sentence keeps the seed's label"
+    cases = len(unit.cases)
+    facts = (("seed's label", label), ("capabilities", ", ".join(unit.capabilities) or "-"),
+             ("test cases", f"{cases} expansion case{'s embed' if cases != 1 else ' embeds'} it in a template"),
+             ("seed", unit.seed_id))
+    capability = None
+    if capabilities is not None:
+        capability = "; ".join(f"{c}: {capabilities[c]}" if capabilities.get(c) else c for c in unit.capabilities) \
+            or "-"
+    expected = f"the seed's label, {unit.label}" if unit.label else "the seed's label"
+    item = ReviewItem(id=unit.id, group=unit.group, technique="s2lct", task="classification", relation="exp",
+                      expected=expected, edit=edit, blocks=blocks, facts=facts, capability=capability,
+                      noun=ExpansionUnits.noun)
+    return replace(item, asks=tuple(expansion_questions(item)))
+
+
+class ExpansionUnits:
+    """The review unit provider of S2LCT's expanded sentences (:class:`~lingtest.review.units.UnitProvider`)."""
+
+    folder_suffix = "-expansion-sentences"
+    noun = "expanded sentence"
+    plural = "expanded sentences"
+    label_column = "label kept"
+    none_found = ("no S2LCT expansions to review: --unit expansion judges the expanded sentences of an S2LCT "
+                  "suite (its cases with relation 'exp'), and this suite has none; review its cases (--unit case)")
+
+    def units(self, suite: Any, config: Mapping[str, Any] | None) -> list[ExpansionSentence]:
+        """The distinct expanded sentences of ``suite``, the seeds' labels read from ``config``."""
+        return expansion_sentences(suite.cases, rule_labels(config))
+
+    def group(self, unit: ExpansionSentence) -> str:
+        return unit.group
+
+    def item(self, unit: ExpansionSentence, *, capabilities: Mapping[str, str] | None = None) -> ReviewItem:
+        return expansion_item(unit, capabilities=capabilities)
+
+
+#: the entry point ``expansion`` of ``lingtest.review_units`` (``pyproject.toml``)
+PROVIDER = ExpansionUnits()

@@ -1,6 +1,8 @@
-"""Reviewing an S2LCT suite's expanded sentences (``--unit expansion``): one unit per distinct expanded
-sentence, shown against its seed sentence with the inserted word marked, the seed's label read from the
-rule's search in the configuration the suite was made with; labels in their own reviews folder."""
+"""Reviewing an S2LCT suite's expanded sentences (``--unit expansion``, :mod:`lingtest.s2lct.expansion_review`):
+one unit per distinct expanded sentence, shown against its seed sentence with the inserted word marked, the
+seed's label read from the rule's search in the configuration the suite was made with; labels in their own
+reviews folder. The review layer finds the provider through the ``lingtest.review_units`` entry point that
+``pyproject.toml`` declares (here taken from the file, not from the installed package's metadata)."""
 
 from __future__ import annotations
 
@@ -8,17 +10,28 @@ import json
 
 import pytest
 import typer
-from tests.review import review_fixtures as fx
 from typer.testing import CliRunner
 
 from lingtest.commands.review import register
 from lingtest.data.model import Provenance, TestCase
 from lingtest.errors import InputError
-from lingtest.review.expansions import expansion_sentences, rule_labels, unit_id
 from lingtest.review.session import open_review
 from lingtest.review.views import questions
+from lingtest.s2lct.expansion_review import PROVIDER, expansion_sentences, required_label, rule_labels, unit_id
+from lingtest.s2lct.predicates import parse_predicate
+from tests.review import review_fixtures as fx
 
 runner = CliRunner()
+
+
+@pytest.fixture(autouse=True)
+def _isolated(tmp_path, monkeypatch):
+    """Its own folder (the project root of ``reviews/``) and cache; the ``expansion`` unit as ``pyproject.toml``
+    registers it."""
+    monkeypatch.setenv("LINGTEST_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("USER", "tester")
+    monkeypatch.chdir(tmp_path)
+    fx.use_review_units(monkeypatch, **fx.pyproject_entry_points("lingtest.review_units"))
 
 #: the configuration the suite was made with (as a release's provenance.json records it)
 CONFIG = {"s2lct": {"suites": {"sst": {"capabilities": {
@@ -82,6 +95,29 @@ def app():
     return app
 
 
+def test_the_entry_point_is_this_provider():
+    from lingtest.review import units
+
+    assert units.unit_names() == ["case", "expansion"] and units.unit_provider("expansion") is PROVIDER
+    assert (units.folder_suffix("expansion"), units.noun("expansion", several=True),
+            units.label_column("expansion", "classification")) == ("-expansion-sentences", "expanded sentences",
+                                                                   "label kept")
+
+
+@pytest.mark.parametrize(("text", "label"), [
+    ("hasattr(label, positive)", "positive"),
+    ("hasattr(length, < 10) and hasattr(label, neutral) and contain(pos, neutral_adj)", "neutral"),
+    ("(hasattr(label, hate) and hasattr(length, < 5)) or hasattr(label, hate)", "hate"),
+    ("hasattr(label, hate) or hasattr(length, < 5)", None),       # a branch requires no label
+    ("hasattr(label, hate) or hasattr(label, non-hate)", None),   # the branches disagree
+    ("not hasattr(label, hate)", None),
+    ("hasattr(label, != hate)", None),
+    ("contain(word, profanity)", None),
+])
+def test_the_label_a_search_requires(text: str, label: str | None) -> None:
+    assert required_label(parse_predicate(text)) == label
+
+
 def test_one_unit_per_expanded_sentence_against_its_seed_with_the_seeds_label():
     units = expansion_sentences(cases(), rule_labels(CONFIG))
     assert [u.text for u in units] == ["a fine old film .", "That is also made by events .", "a fine film too ."]
@@ -135,7 +171,7 @@ def test_the_command_records_and_summarises_expanded_sentences(app, suite, tmp_p
     review = open_review(str(suite), root=tmp_path, unit="expansion")
     rows = [{"id": u.id, "well_formed": u.fills != ("too",), "label_correct": True, "relevance": 5,
              "note": "" if u.fills != ("too",) else "'too' before the full stop of a fragment"}
-            for u in review.expansions or []]
+            for u in review.units]
     labels = tmp_path / "judged.jsonl"
     labels.write_text(json.dumps({"__schema__": 1, "kind": "review-judgements", "sha256": review.key.sha256,
                                   "unit": "expansion"}) + "\n" + "".join(json.dumps(r) + "\n" for r in rows),
