@@ -124,3 +124,19 @@ def use_review_units(monkeypatch: Any, **providers: Any) -> Any:
             reg.register(name, provider)
     monkeypatch.setattr(units, "REVIEW_UNITS", reg)
     return reg
+
+
+def review_app() -> Any:
+    """A typer application with the review command alone (the project's application adds it with the others)."""
+    import typer
+
+    from lingtest.commands.review import register
+
+    app = typer.Typer()
+
+    @app.callback()
+    def main() -> None:
+        """The review command alone."""
+
+    register(app)
+    return app

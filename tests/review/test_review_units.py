@@ -13,11 +13,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-import typer
 from tests.review import review_fixtures as fx
 from typer.testing import CliRunner
 
-from lingtest.commands.review import register
 from lingtest.errors import InputError
 from lingtest.review import units
 from lingtest.review.session import open_review
@@ -67,14 +65,7 @@ def toy(monkeypatch):
 
 @pytest.fixture(scope="module")
 def app():
-    app = typer.Typer()
-
-    @app.callback()
-    def main() -> None:
-        """The review command alone."""
-
-    register(app)
-    return app
+    return fx.review_app()
 
 
 def test_units_are_case_and_the_registered_ones(toy):

@@ -9,10 +9,8 @@ from __future__ import annotations
 import json
 
 import pytest
-import typer
 from typer.testing import CliRunner
 
-from lingtest.commands.review import register
 from lingtest.data.model import Provenance, TestCase
 from lingtest.errors import InputError
 from lingtest.review.session import open_review
@@ -85,14 +83,7 @@ def suite(tmp_path):
 
 @pytest.fixture(scope="module")
 def app():
-    app = typer.Typer()
-
-    @app.callback()
-    def main() -> None:
-        """The review command alone."""
-
-    register(app)
-    return app
+    return fx.review_app()
 
 
 def test_the_entry_point_is_this_provider():
