@@ -413,6 +413,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
         peak = round(peak_gemm_gflops(2), 1)
     result["rates"] = stage_rates(workspace, result.get("stages", []), peak)
+    # each stage's seconds inside its run, by name, for pages that quote one stage
+    result["stage_wall_s"] = {r["stage"]: r["wall_s"] for r in result.get("stages", [])}
     if args.profiles_from is not None:
         earlier = json.loads(args.profiles_from.read_text(encoding="utf-8"))
         result["profiles"] = carried_profiles(earlier)

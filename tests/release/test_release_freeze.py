@@ -390,6 +390,11 @@ def test_a_reviewed_suite_s_card_carries_its_rates(tmp_path: Path) -> None:
     judged = [Judgement(id=i, well_formed=k != 0, label_correct=True, relevance=None, note="", reviewer="r",
                         time="2026-01-01T00:00:00Z") for k, i in enumerate(ids[:4])]
     record(labels_path(key, root), key, judged)
+    # a review of other units of the same suite (its folder sorts first) is not the review of its cases
+    other = SuiteKey(name="toy-demo", version=None, sha256=key.sha256, technique="toy", task="classification",
+                     unit="expansion")
+    record(labels_path(other, root), other, [Judgement(id="s1", well_formed=False, label_correct=False, relevance=None,
+                                                       note="", reviewer="r", time="2026-01-01T00:00:00Z")])
     rel = _freeze(root, "1.0.0", tmp_path / "releases")
     prov = json.loads((rel.path / "provenance.json").read_text())
     assert prov["review"]["overall"]["well_formed"]["k"] == 3 and prov["review"]["overall"]["well_formed"]["n"] == 4

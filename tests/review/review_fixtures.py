@@ -8,6 +8,7 @@ from typing import Any
 from lingtest.data.io import write_jsonl
 from lingtest.data.model import Provenance, TestCase
 
+ROOT = Path(__file__).resolve().parents[2]
 HOSTILE = "<script>alert(1)</script> & \"quoted\" film"
 
 
@@ -98,3 +99,44 @@ def contracat_case() -> TestCase:
 def write(path: Path, cases: list[TestCase], **meta: Any) -> Path:
     write_jsonl(path, cases, kind="testcase", meta=meta)
     return path
+
+
+def pyproject_entry_points(group: str) -> dict[str, str]:
+    """The entry points ``pyproject.toml`` declares in ``group`` (name -> ``"module:attr"``)."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    return {str(k): str(v) for k, v in project.get("entry-points", {}).get(group, {}).items()}
+
+
+def use_review_units(monkeypatch: Any, **providers: Any) -> Any:
+    """The review units ``providers`` (name -> a provider, or its ``"module:attr"`` as an entry point names
+    it) in place of the ``lingtest.review_units`` entry points of the installed package, whose metadata a
+    test does not depend on (it is refreshed by ``pip install -e .``); returns the registry."""
+    from lingtest.registry import Registry
+    from lingtest.review import units
+
+    reg: Registry = Registry("review unit")
+    for name, provider in providers.items():
+        if isinstance(provider, str):
+            reg.register_lazy(name, provider)
+        else:
+            reg.register(name, provider)
+    monkeypatch.setattr(units, "REVIEW_UNITS", reg)
+    return reg
+
+
+def review_app() -> Any:
+    """A typer application with the review command alone (the project's application adds it with the others)."""
+    import typer
+
+    from lingtest.commands.review import register
+
+    app = typer.Typer()
+
+    @app.callback()
+    def main() -> None:
+        """The review command alone."""
+
+    register(app)
+    return app

@@ -7,11 +7,9 @@ import json
 from pathlib import Path
 
 import pytest
-import typer
 from tests.review import review_fixtures as fx
 from typer.testing import CliRunner
 
-from lingtest.commands.review import register
 from lingtest.review.session import open_review
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -20,14 +18,7 @@ runner = CliRunner()
 
 @pytest.fixture(scope="module")
 def app():
-    app = typer.Typer()
-
-    @app.callback()
-    def main() -> None:
-        """The review command alone (the project's application adds it with the others)."""
-
-    register(app)
-    return app
+    return fx.review_app()
 
 
 @pytest.fixture

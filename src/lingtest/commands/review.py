@@ -1,11 +1,13 @@
 """``lingtest review SUITE [--sample N] [--seed S] [--by-group] [--reviewer NAME] [--redo]`` (in the terminal),
 ``... --html OUT`` (a local HTML form), ``... --labels FILE`` (record judgements made elsewhere) and
-``lingtest review [SUITE] --summary [--json]``: a thin shell over :mod:`lingtest.review`.
+``lingtest review [SUITE] --summary [--json]``: a thin shell over :mod:`lingtest.review`. ``--unit`` judges
+other units than the suite's cases, those a technique registers (:mod:`lingtest.review.units`): ``--unit
+expansion``, the distinct expanded sentences of an S2LCT suite against their seed sentences.
 
 SUITE is anything :func:`lingtest.load_suite` takes (``crest-ontogum@1.1.0``, a release folder, a suite
 file, a configured suite name). Judgements are recorded in ``reviews/<suite>@<version or sha16>/labels.jsonl``
-under the project root. Exit status: 0 done (quitting a review included), 2 on bad input; errors are
-one line on stderr.
+(``reviews/<suite>-expansion-sentences@<version or sha16>/`` for ``--unit expansion``) under the project root.
+Exit status: 0 done (quitting a review included), 2 on bad input; errors are one line on stderr.
 """
 
 from __future__ import annotations
@@ -41,10 +43,12 @@ def _console(out: Any) -> Any:
     return console
 
 
-def _rate(p: dict[str, Any] | None) -> str:
+def _rate(p: dict[str, Any] | None, stacked: bool = False) -> str:
+    """A rate cell: the rate, its interval, k/n (``stacked``: the interval on a line of its own)."""
     if p is None:
         return "-"
-    return f"{100 * p['rate']:.1f}% [{100 * p['low']:.1f}, {100 * p['high']:.1f}]\n{p['k']}/{p['n']}"
+    return (f"{100 * p['rate']:.1f}%{chr(10) if stacked else ' '}[{100 * p['low']:.1f}, {100 * p['high']:.1f}]\n"
+            f"{p['k']}/{p['n']}")
 
 
 def _relevance(r: dict[str, Any] | None) -> str:
@@ -59,7 +63,11 @@ def print_rates(summary: dict[str, Any], console: Any) -> None:
     from rich.markup import escape
     from rich.table import Table
 
-    label = f"{summary['suite']}@{summary['version'] or str(summary['sha256'])[:16]}"
+    from lingtest.review.labels import review_name
+    from lingtest.review.units import label_column, noun
+
+    unit = str(summary.get("unit") or "case")
+    label = review_name(str(summary["suite"]), summary["version"], str(summary["sha256"]), unit)
     overall = summary["overall"]
     if not overall["judgements"]:
         console.print(f"{escape(label)}: no judgements yet")
@@ -68,34 +76,37 @@ def print_rates(summary: dict[str, Any], console: Any) -> None:
     where = Path(str(summary["labels"]))
     if where.is_relative_to(Path.cwd()):
         where = where.relative_to(Path.cwd())
-    console.print(f"[bold]{escape(label)}[/bold]: {overall['cases']} cases judged ({overall['judgements']} "
+    what = escape(noun(unit, several=True))
+    console.print(f"[bold]{escape(label)}[/bold]: {overall['cases']} {what} judged ({overall['judgements']} "
                   f"judgements by {escape(who)}); rates with 95% Wilson intervals; labels: {escape(str(where))}",
                   soft_wrap=True)
     table = Table()
     table.add_column("group", overflow="fold", min_width=7, max_width=28)
     table.add_column("cases", justify="right")
-    for name in ("well-formed", "label correct" if summary.get("task") == "classification" else "relation correct",
-                 "both"):
+    for name in ("well-formed", label_column(unit, summary.get("task")), "both"):
         table.add_column(name, justify="right", no_wrap=True)
     if summary.get("capabilities"):
         table.add_column("relevance (1-5)", justify="right", no_wrap=True)
     rows = [("overall", overall), *summary["groups"].items()]
+    stacked = bool(summary.get("capabilities"))  # a fourth column: the intervals go below the rates, to fit
     for k, (group, r) in enumerate(rows):
-        cells = [escape(group), str(r["cases"]), _rate(r["well_formed"]), _rate(r["label_correct"]), _rate(r["both"])]
+        cells = [escape(group), str(r["cases"]), *(_rate(r[k], stacked) for k in ("well_formed", "label_correct",
+                                                                                   "both"))]
         if summary.get("capabilities"):
             cells.append(_relevance(r["relevance"]))
         table.add_row(*cells, style="bold" if k == 0 else None, end_section=k == 0)
     console.print(table)
 
 
-def summary_command(suite: str | None, *, as_json: bool = False, root: Path | None = None, out: Any = None) -> int:
-    """Print the review rates of ``suite`` (``None``: of every reviewed suite)."""
+def summary_command(suite: str | None, *, as_json: bool = False, root: Path | None = None, out: Any = None,
+                    unit: str = "case") -> int:
+    """Print the review rates of ``suite`` (its review by ``unit``; ``None``: of every review)."""
     from lingtest.errors import LingtestError
     from lingtest.review.stats import review_rates, reviewed_folders
 
     try:
-        summaries = [review_rates(suite, root=root)] if suite else [review_rates(f, root=root)
-                                                                  for f in reviewed_folders(root)]
+        summaries = [review_rates(suite, root=root, unit=unit)] if suite else [review_rates(f, root=root)
+                                                                              for f in reviewed_folders(root)]
     except LingtestError as exc:
         return _fail(exc)
     stream = out or sys.stdout
@@ -113,12 +124,12 @@ def summary_command(suite: str | None, *, as_json: bool = False, root: Path | No
 def review_command(suite: str | None, *, sample: int = DEFAULT_SAMPLE, seed: int = 0, by_group: bool = False,
                    labels: Path | None = None, html: Path | None = None, reviewer: str | None = None,
                    redo: bool = False, summary: bool = False, as_json: bool = False, root: Path | None = None,
-                   ask: Callable[[str], str] = input, out: Any = None) -> int:
+                   unit: str = "case", ask: Callable[[str], str] = input, out: Any = None) -> int:
     """The command (see the module doc); ``ask``: the terminal flow's input function; the exit status."""
     from lingtest.errors import InputError, LingtestError
 
     if summary:
-        return summary_command(suite, as_json=as_json, root=root, out=out)
+        return summary_command(suite, as_json=as_json, root=root, out=out, unit=unit)
     try:
         if as_json:
             raise InputError("--json prints the --summary", field="json")
@@ -129,7 +140,7 @@ def review_command(suite: str | None, *, sample: int = DEFAULT_SAMPLE, seed: int
         from lingtest.review.labels import default_reviewer
         from lingtest.review.session import open_review, sample_spec
 
-        review = open_review(suite, root=root)
+        review = open_review(suite, root=root, unit=unit)
         who = reviewer or default_reviewer(root)
         if labels is not None:
             return _record_file(review, labels, who, out, sample_spec(sample, seed, by_group))
@@ -147,12 +158,14 @@ def _record_file(review: Any, labels: Path, who: str, out: Any, spec: dict[str, 
     """Record a labels file; the sample it was judged on is its header's (a page's download), else the one
     ``--sample``/``--seed``/``--by-group`` name."""
     from lingtest.review.labels import read_judgements
+    from lingtest.review.units import noun
 
     header, judgements = read_judgements(labels, key=review.key, groups=review.groups, reviewer=who)
     sample = (header or {}).get("sample")
     n = review.record(judgements, sample if isinstance(sample, dict) else spec)
     reviewers = sorted({j.reviewer for j in judgements})
-    print(f"recorded {n} judgements of {len({j.id for j in judgements})} cases by {', '.join(reviewers)} in "
+    what = noun(review.key.unit, several=True)
+    print(f"recorded {n} judgements of {len({j.id for j in judgements})} {what} by {', '.join(reviewers)} in "
           f"{review.path}", file=out or sys.stdout)
     return 0
 
@@ -160,12 +173,15 @@ def _record_file(review: Any, labels: Path, who: str, out: Any, spec: dict[str, 
 def _write_page(review: Any, items: list[Any], spec: dict[str, Any], suite: str, html: Path, who: str) -> int:
     from lingtest.data.io import atomic_open
     from lingtest.review.page import review_page
+    from lingtest.review.units import noun
 
-    command = f"lingtest review {shlex.quote(suite)} --labels {review.key.folder_name}-labels.jsonl"
+    unit = f" --unit {review.key.unit}" if review.key.unit != "case" else ""
+    command = f"lingtest review {shlex.quote(suite)}{unit} --labels {review.key.folder_name}-labels.jsonl"
     page = review_page(items, key=review.key, sample=spec, command=command, reviewer=who)
     with atomic_open(html) as fh:
         fh.write(page)
-    print(f"wrote {html} ({len(items)} cases): answer in a browser, press Download labels, then `{command}`")
+    what = noun(review.key.unit, several=True)
+    print(f"wrote {html} ({len(items)} {what}): answer in a browser, press Download labels, then `{command}`")
     return 0
 
 
@@ -173,12 +189,14 @@ def _interactive(review: Any, items: list[Any], spec: dict[str, Any], who: str, 
                  ask: Callable[[str], str], out: Any) -> int:
     from lingtest.review.labels import latest
     from lingtest.review.terminal import review_loop
+    from lingtest.review.units import noun
 
     console = _console(out)
     before = {j.id for j in latest(review.judgements()) if j.reviewer == who}
     todo = items if redo else [i for i in items if i.id not in before]
     done = len(items) - len(todo)
-    console.print(f"reviewing {len(todo)} of {len(items)} sampled cases of {review.key.folder_name} as {who}"
+    what = noun(review.key.unit, several=True)
+    console.print(f"reviewing {len(todo)} of {len(items)} sampled {what} of {review.key.folder_name} as {who}"
                   + (f" ({done} judged before; --redo judges them again)" if done else "")
                   + f"; labels: {review.path}", soft_wrap=True, highlight=False)
     outcome = review_loop(todo, save=lambda j: review.record([j], spec), reviewer=who, ask=ask, console=console)
@@ -203,11 +221,15 @@ def review(
     summary: Annotated[bool, typer.Option("--summary", help="print the rates with 95% Wilson intervals (without "
                                           "SUITE: of every reviewed suite)")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="--summary as JSON")] = False,
+    unit: Annotated[str, typer.Option("--unit", help="what is judged: case (the suite's test cases) or a unit a "
+                                      "technique registers (entry points lingtest.review_units), such as expansion: "
+                                      "the distinct expanded sentences of an S2LCT suite, each against its seed "
+                                      "sentence (labels in reviews/<suite>-expansion-sentences@...)")] = "case",
 ) -> None:
     """Judge a seeded sample of a suite's cases by hand (well-formed? label or relation correct? capability
     relevant?), or print the rates of what was judged."""
     exit_with(review_command(suite, sample=sample, seed=seed, by_group=by_group, labels=labels, html=html,
-                             reviewer=reviewer, redo=redo, summary=summary, as_json=as_json))
+                             reviewer=reviewer, redo=redo, summary=summary, as_json=as_json, unit=unit))
 
 
 register = command_registrar(globals(), "review", "review")

@@ -172,13 +172,15 @@ def recipe_content(folder: Path) -> Content:
 
 
 def reviewed(root: Path, sha256: str) -> dict[str, Any] | None:
-    """The review rates (:func:`lingtest.review.review_rates`) of the suite with ``sha256``, judged under
-    any name or version in ``<root>/reviews/``; ``None`` when nobody reviewed it."""
+    """The review rates (:func:`lingtest.review.review_rates`) of the cases of the suite with ``sha256``,
+    judged under any name or version in ``<root>/reviews/`` (a review of its S2LCT expanded sentences, unit
+    ``expansion``, is not one of its cases); ``None`` when nobody reviewed them."""
     from lingtest.review.rates import folder_rates, reviewed_folders
 
     for folder in reviewed_folders(root):
         rates = folder_rates(folder, root)
-        if rates.get("sha256") == sha256 and (rates.get("overall") or {}).get("judgements"):
+        if rates.get("sha256") == sha256 and rates.get("unit", "case") == "case" and \
+                (rates.get("overall") or {}).get("judgements"):
             return rates
     return None
 

@@ -8,7 +8,9 @@ inspection; CREST: naturalness). This package draws a seeded sample of a suite's
 :mod:`.terminal` or as a local HTML form :mod:`.page`), stores the judgements beside the suite in
 ``reviews/<suite>@<version or sha16>/labels.jsonl`` (:mod:`.labels`) and summarises them as rates
 with Wilson 95% intervals (:mod:`.stats`, :func:`review_rates`). :mod:`.session` ties them to a
-loaded suite; ``lingtest review`` is the command."""
+loaded suite; ``lingtest review`` is the command. The unit judged is a test case, or a unit a technique
+registers through the ``lingtest.review_units`` entry points (:mod:`.units`), such as S2LCT's ``--unit
+expansion``: a distinct expanded sentence of its suite against its seed sentence."""
 
 from __future__ import annotations
 

@@ -3,10 +3,13 @@
 **Where.** ``reviews/<suite name>@<version or sha16>/labels.jsonl`` under the project root
 (:func:`lingtest.paths.project_root`): beside the suite, never inside a release folder (releases are
 immutable). A suite file without a version is keyed by the first 16 hex digits of its sha256, so an
-edited suite file gets a folder of its own.
+edited suite file gets a folder of its own. A review of other units than the suite's cases
+(:mod:`lingtest.review.units`) lives in ``reviews/<suite name><the unit's suffix>@<version or sha16>/``
+(S2LCT's expanded sentences: ``reviews/<suite name>-expansion-sentences@<version or sha16>/``).
 
 **The file.** lingtest JSONL: a header ``{"__schema__": 1, "kind": "review-labels", "suite", "version",
-"sha256", "technique", "task", "capabilities", "sample", "samples"}`` (``sample``: the seed, size and
+"sha256", "technique", "task", "capabilities", "sample", "samples"}`` (and ``"unit"`` for a
+review of other units than cases, such as ``"expansion"``; ``sample``: the seed, size and
 stratification of the last sample judged, ``samples``: every one judged so far), then one row per
 judgement: ``{"id", "group", "well_formed", "label_correct", "relevance", "note", "reviewer", "time"}``
 (``time``: UTC, ISO 8601). Rows are only appended: judging a case again appends a newer row, and the
@@ -15,7 +18,8 @@ latest row per case and reviewer (the last in the file) is the one that counts (
 **A labels file to record** (``lingtest review SUITE --labels FILE``: judgements made elsewhere, or the
 file the HTML page downloads) holds rows ``{"id", "well_formed", "label_correct", "relevance", "note"}``
 and optionally ``reviewer`` and ``time``, after an optional header of kind ``review-judgements`` (or
-``review-labels``) whose ``sha256``, when given, must be the suite's. ``well_formed`` and
+``review-labels``) whose ``sha256``, when given, must be the suite's (and whose ``unit``, when given, the
+review's). ``well_formed`` and
 ``label_correct`` are ``true``, ``false`` or ``null`` (not judged); ``relevance`` an integer 1-5 or
 ``null``, and only for a suite with capabilities; a row must judge something. The whole file is checked
 before anything is recorded; an error names the file, the line and the field.
@@ -34,6 +38,7 @@ from typing import Any
 from lingtest.data.io import atomic_open
 from lingtest.data.model import SCHEMA_VERSION
 from lingtest.errors import InputError
+from lingtest.review.units import CASE, folder_suffix
 
 #: the header kind of a stored labels file, and of the file the HTML page downloads
 KIND = "review-labels"
@@ -64,8 +69,9 @@ class Judgement:
 
 @dataclass(frozen=True)
 class SuiteKey:
-    """What identifies the reviewed suite: its name, version (``None`` for a suite file), sha256, and
-    whether it has capabilities (the relevance question)."""
+    """What identifies the reviewed suite: its name, version (``None`` for a suite file), sha256, whether it
+    has capabilities (the relevance question) and the unit judged (``case``: its test cases; another: a unit
+    a technique registers, :mod:`lingtest.review.units`, such as S2LCT's ``expansion``)."""
 
     name: str
     version: str | None
@@ -73,21 +79,32 @@ class SuiteKey:
     technique: str = ""
     task: str = ""
     capabilities: bool = False
+    unit: str = CASE
 
     @property
     def folder_name(self) -> str:
-        return f"{self.name}@{self.version or self.sha256[:16]}"
+        return review_name(self.name, self.version, self.sha256, self.unit)
 
     @classmethod
-    def from_info(cls, info: Any) -> SuiteKey:
-        """The key of a :class:`~lingtest.harness.info.SuiteInfo`."""
+    def from_info(cls, info: Any, unit: str = CASE) -> SuiteKey:
+        """The key of a :class:`~lingtest.harness.info.SuiteInfo` reviewed by ``unit``."""
         return cls(name=str(info.name), version=info.version, sha256=str(info.sha256), technique=str(info.technique),
-                   task=str(info.task), capabilities="meta.capability" in str(info.group_rule))
+                   task=str(info.task), capabilities="meta.capability" in str(info.group_rule), unit=unit)
 
     def header(self) -> dict[str, Any]:
-        return {"__schema__": SCHEMA_VERSION, "kind": KIND, "suite": self.name, "version": self.version,
-                "sha256": self.sha256, "technique": self.technique, "task": self.task,
-                "capabilities": self.capabilities}
+        out = {"__schema__": SCHEMA_VERSION, "kind": KIND, "suite": self.name, "version": self.version,
+               "sha256": self.sha256, "technique": self.technique, "task": self.task,
+               "capabilities": self.capabilities}
+        if self.unit != CASE:
+            out["unit"] = self.unit
+        return out
+
+
+def review_name(suite: str, version: str | None, sha256: str, unit: str = CASE) -> str:
+    """The name of a review: ``<suite>@<version or sha16>``, the suite's name followed by the unit's folder
+    suffix for a review of other units than cases (:func:`lingtest.review.units.folder_suffix`:
+    ``-expansion-sentences`` for S2LCT's expanded sentences)."""
+    return f"{suite}{folder_suffix(unit)}@{version or sha256[:16]}"
 
 
 def reviews_root(root: Path | None = None) -> Path:
@@ -211,6 +228,9 @@ def read_judgements(path: Path, *, key: SuiteKey, groups: Mapping[str, str], rev
         if header.get("sha256") and header["sha256"] != key.sha256:
             raise InputError(f"the judgements are of another suite (sha256 {str(header['sha256'])[:16]}..., "
                              f"this suite's is {key.sha256[:16]}...)", path=path, line=n, field="sha256")
+        if header.get("unit", key.unit) != key.unit:
+            raise InputError(f"the judgements are of the suite's {header['unit']} units, not of its {key.unit} "
+                             f"units (--unit {header['unit']})", path=path, line=n, field="unit")
     if not rows:
         raise InputError("the labels file holds no judgements", path=path)
     when = time or now_utc()
@@ -245,6 +265,9 @@ def record(path: Path, key: SuiteKey, judgements: Sequence[Judgement], sample: M
         if header.get("sha256") != key.sha256:
             raise InputError(f"these labels are of another suite (sha256 {str(header.get('sha256'))[:16]}..., "
                              f"this suite's is {key.sha256[:16]}...)", path=path, line=1, field="sha256")
+        if header.get("unit", CASE) != key.unit:
+            raise InputError(f"these labels judge the suite's {header.get('unit', 'case')} units, not its "
+                             f"{key.unit} units", path=path, line=1, field="unit")
         samples = _sample_list(header)
         if sample is not None and dict(sample) not in samples:
             header["sample"], header["samples"] = dict(sample), [*samples, dict(sample)]

@@ -4,11 +4,11 @@ with the questions as form controls, and a button that downloads the answers as 
 
 Nothing is fetched: the style and the script are inline and every text of a case is escaped. The
 answers are kept in the browser's local storage (per suite and sample) while the page is open again
-later; the labels file holds a header of kind ``review-judgements`` (the suite's name, version, sha256
-and the sample) and one row per case with an answer: ``{"id", "well_formed", "label_correct",
-"relevance" (a suite with capabilities), "note", "reviewer" (when the reviewer field is filled in),
-"time" (when the case was last answered)}``. The same rows appear, as they are, in a read-only text
-box under the button (to copy by hand).
+later; the labels file holds a header of kind ``review-judgements`` (the suite's name, version, sha256,
+the unit when it is not ``case``, and the sample) and one row per case with an answer: ``{"id",
+"well_formed", "label_correct", "relevance" (a suite with capabilities), "note", "reviewer" (when the
+reviewer field is filled in), "time" (when the case was last answered)}``. The same rows appear, as they
+are, in a read-only text box under the button (to copy by hand).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from typing import Any
 
 from lingtest.data.model import SCHEMA_VERSION
 from lingtest.review.labels import INPUT_KIND, SuiteKey
+from lingtest.review.units import noun
 from lingtest.review.views import Line, ReviewItem, questions
 
 TAGS = {"del": ("<del>", "</del>"), "ins": ("<ins>", "</ins>"), "mark": ("<span class=\"mark\">", "</span>"),
@@ -71,6 +72,7 @@ SCRIPT = r"""
   function jsonl() {
     var head = {__schema__: data.schema, kind: data.kind, suite: data.suite, version: data.version,
                 sha256: data.sha256, sample: data.sample};
+    if (data.unit !== 'case') { head.unit = data.unit; }
     var lines = [JSON.stringify(head)];
     sections.forEach(function (sec) { var r = row(sec); if (r) { lines.push(JSON.stringify(r)); } });
     return lines.join('\n') + '\n';
@@ -167,7 +169,8 @@ def item_html(item: ReviewItem, position: int, total: int) -> str:
     qs.append(f"<div class=\"q\"><span class=\"text\">note</span><input class=\"note\" type=\"text\" "
               f"name=\"note-{cid}\" aria-label=\"note\"></div>")
     return (f"<section class=\"case\" data-id=\"{cid}\" data-group=\"{escape(item.group, quote=True)}\">"
-            f"<h2>case {position} of {total} · <code>{escape(item.id)}</code> · {escape(item.group)}</h2>"
+            f"<h2>{escape(item.noun)} {position} of {total} · <code>{escape(item.id)}</code> · "
+            f"{escape(item.group)}</h2>"
             f"{_kv(facts)}{blocks}<fieldset>{''.join(qs)}</fieldset></section>")
 
 
@@ -181,18 +184,19 @@ def review_page(items: Sequence[ReviewItem], *, key: SuiteKey, sample: Mapping[s
                 reviewer: str = "") -> str:
     """The page for ``items`` of the suite ``key`` drawn as ``sample``; ``command``: how to record the
     downloaded file (shown on the page); ``reviewer``: the reviewer field's initial value."""
-    label = f"{key.name}@{key.version or key.sha256[:16]}"
+    label = key.folder_name
     data = {"schema": SCHEMA_VERSION, "kind": INPUT_KIND, "suite": key.name, "version": key.version,
-            "sha256": key.sha256, "sample": dict(sample), "relevance": key.capabilities,
+            "sha256": key.sha256, "unit": key.unit, "sample": dict(sample), "relevance": key.capabilities,
             "filename": f"{label}-labels.jsonl"}
     body = "".join(item_html(item, k, len(items)) for k, item in enumerate(items, start=1))
     how = ("Answer what you can for each case (a case counts once it has an answer); Download writes the "
            "labels file; record it with")
+    what = noun(key.unit, several=True)
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
             f"<title>review {escape(label)}</title><style>{STYLE}</style></head><body>"
             f"<header class=\"top\"><h1>Review of {escape(label)}</h1>"
-            f"<p>{len(items)} cases sampled (seed {escape(str(sample.get('seed')))}"
+            f"<p>{len(items)} {what} sampled (seed {escape(str(sample.get('seed')))}"
             f"{', stratified by group' if sample.get('by_group') else ''}) · sha256 <code>{escape(key.sha256[:16])}"
             f"</code> · {escape(key.technique)}, {escape(key.task)}</p>"
             f"<label>reviewer <input id=\"reviewer\" type=\"text\" value=\"{escape(reviewer, quote=True)}\"></label> "

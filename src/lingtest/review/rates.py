@@ -88,7 +88,7 @@ def summarise(header: Mapping[str, Any], judgements: Iterable[Judgement], *, pat
     for j in current:
         groups.setdefault(j.group, []).append(j)
     return {"suite": header.get("suite"), "version": header.get("version"), "sha256": header.get("sha256"),
-            "technique": header.get("technique"), "task": header.get("task"),
+            "unit": header.get("unit", "case"), "technique": header.get("technique"), "task": header.get("task"),
             "capabilities": bool(header.get("capabilities")), "labels": str(path) if path else None,
             "sample": header.get("sample"), "reviewers": sorted({j.reviewer for j in current}),
             "overall": rates(current),

@@ -13,9 +13,19 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Sequence
+from typing import Protocol, TypeVar
 
-from lingtest.data.model import TestCase
 from lingtest.errors import InputError
+
+
+class Identified(Protocol):
+    """What is sampled: anything with an ``id`` (a test case, an S2LCT expanded sentence)."""
+
+    @property
+    def id(self) -> str: ...
+
+
+T = TypeVar("T", bound=Identified)
 
 
 def sample_key(seed: int, case_id: str) -> str:
@@ -47,8 +57,8 @@ def allocate(sizes: dict[str, int], size: int) -> dict[str, int]:
     return take
 
 
-def sample_cases(cases: Sequence[TestCase], size: int, seed: int, *, by_group: bool = False,
-                 group: Callable[[TestCase], str] | None = None) -> list[TestCase]:
+def sample_cases(cases: Sequence[T], size: int, seed: int, *, by_group: bool = False,
+                 group: Callable[[T], str] | None = None) -> list[T]:
     """``size`` cases drawn with ``seed`` (see the module doc); every case when ``size`` is not below
     the number of cases. ``group``: a case's group (required with ``by_group``)."""
     if isinstance(size, bool) or not isinstance(size, int) or size < 1:
@@ -59,7 +69,7 @@ def sample_cases(cases: Sequence[TestCase], size: int, seed: int, *, by_group: b
         return keyed[:size]
     if group is None:
         raise InputError("a stratified sample needs the cases' groups", field="by_group")
-    members: dict[str, list[TestCase]] = {}
+    members: dict[str, list[T]] = {}
     for c in keyed:
         members.setdefault(group(c), []).append(c)
     take = allocate({g: len(m) for g, m in members.items()}, size)

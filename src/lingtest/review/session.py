@@ -1,11 +1,14 @@
-"""A suite opened for review (:class:`Review`): its sample, its cases as review items, its labels file.
+"""A suite opened for review (:class:`Review`): its sample, its cases (or the units of another kind a
+technique registers, :mod:`lingtest.review.units`: S2LCT's distinct expanded sentences, ``unit="expansion"``)
+as review items, its labels file.
 
 A suite is reviewed on its cases: a release whose text is withheld and not materialised has none to
 show (``lingtest release materialize`` fills them in), and a release of sources (TIN) has its cases
 generated per system (review a suite file of generated cases instead); both are refused. The
 relevance question is asked of a suite whose groups are capabilities (S2LCT, CheckList:
 ``meta.capability``); a capability's name comes from the configuration the suite was made with (the
-release's ``provenance.json``, else the project's configuration).
+release's ``provenance.json``, else the project's configuration), which a unit's provider is given too
+(S2LCT reads the seed's label of an expanded sentence from it).
 """
 
 from __future__ import annotations
@@ -15,40 +18,55 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from lingtest.data.model import TestCase
 from lingtest.errors import InputError
 from lingtest.review.labels import Judgement, SuiteKey, labels_path, read_labels, record
 from lingtest.review.sampling import sample_cases
+from lingtest.review.units import CASE, Unit, UnitProvider, unit_provider
 from lingtest.review.views import MAX_EDITED_SENTENCES, ReviewItem, review_item
 
 
 @dataclass
 class Review:
     """A loaded suite under review: ``suite`` (a :class:`~lingtest.harness.loading.Suite`), its ``key``,
-    its labels file ``path`` and the names of its capabilities (``None``: it has none)."""
+    its labels file ``path``, the names of its capabilities (``None``: it has none) and, for a review of
+    other units than cases (``key.unit``), their ``provider`` and the ``provided`` units judged instead of its
+    cases."""
 
     suite: Any
     key: SuiteKey
     path: Path
     capabilities: dict[str, str] | None = None
+    provider: UnitProvider | None = None
+    provided: list[Unit] | None = None
     _groups: dict[str, str] = field(default_factory=dict, repr=False)
 
     @property
+    def units(self) -> Sequence[Unit]:
+        """What is judged: the suite's cases, or the provider's units."""
+        return self.provided if self.provided is not None else self.suite.cases
+
+    def group(self, unit: Unit) -> str:
+        return self.provider.group(unit) if self.provider is not None else str(self.suite.group(unit))
+
+    @property
     def groups(self) -> dict[str, str]:
-        """Every case id with its group."""
+        """Every unit's id (a case's, an expanded sentence's) with its group."""
         if not self._groups:
-            self._groups = {c.id: self.suite.group(c) for c in self.suite.cases}
+            self._groups = {u.id: self.group(u) for u in self.units}
         return self._groups
 
-    def sample(self, size: int, seed: int, *, by_group: bool = False) -> list[TestCase]:
-        return sample_cases(self.suite.cases, size, seed, by_group=by_group, group=self.suite.group)
+    def sample(self, size: int, seed: int, *, by_group: bool = False) -> list[Unit]:
+        return sample_cases(self.units, size, seed, by_group=by_group, group=self.group)
 
-    def items(self, cases: Sequence[TestCase], *, max_edited: int = MAX_EDITED_SENTENCES) -> list[ReviewItem]:
+    def items(self, units: Sequence[Unit], *, max_edited: int = MAX_EDITED_SENTENCES) -> list[ReviewItem]:
+        if self.provider is not None:
+            return [self.provider.item(u, capabilities=self.capabilities) for u in units]
         by_id = {c.id: c for c in self.suite.cases}
-        return [review_item(c, task=self.suite.info.task, group=self.groups[c.id], capabilities=self.capabilities,
-                            by_id=by_id, max_edited=max_edited) for c in cases]
+        return [review_item(u, task=self.suite.info.task, group=self.groups[u.id], capabilities=self.capabilities,
+                            by_id=by_id, max_edited=max_edited) for u in cast(Sequence[TestCase], units)]
 
     def judgements(self) -> list[Judgement]:
         """Every judgement recorded for the suite, in file order."""
@@ -111,13 +129,20 @@ def _project_config() -> dict[str, Any] | None:
     return plain if isinstance(plain, dict) else None
 
 
-def capability_names(source: Any, suite: Any) -> dict[str, str]:
+def suite_config(source: Any, suite: Any) -> dict[str, Any] | None:
+    """The configuration the suite was made with: its release's, else the project's (``None``: neither)."""
+    return _release_config(source, suite.info) or _project_config()
+
+
+def capability_names(source: Any, suite: Any, config: Mapping[str, Any] | None = None) -> dict[str, str]:
     """Capability code -> name for the suite's cases (S2LCT: ``s2lct.suites.<suite>.capabilities.<code>.name``
-    of the configuration the suite was made with); empty when the configuration says nothing."""
+    of the configuration the suite was made with, ``config`` when given); empty when the configuration says
+    nothing."""
     suites = {str(c.meta["suite"]) for c in suite.cases if isinstance(c.meta.get("suite"), str)}
     if not suites:
         return {}
-    config = _release_config(source, suite.info) or _project_config() or {}
+    if config is None:
+        config = suite_config(source, suite) or {}
     out: dict[str, str] = {}
     for name in sorted(suites):
         caps = (((config.get("s2lct") or {}).get("suites") or {}).get(name) or {}).get("capabilities") or {}
@@ -127,10 +152,14 @@ def capability_names(source: Any, suite: Any) -> dict[str, str]:
     return out
 
 
-def open_review(source: Any, *, root: Path | None = None, for_judging: bool = True) -> Review:
+def open_review(source: Any, *, root: Path | None = None, for_judging: bool = True, unit: str = CASE) -> Review:
     """The suite ``source`` (a :class:`~lingtest.harness.loading.Suite` or anything
     :func:`lingtest.load_suite` takes) opened for review; ``for_judging``: refuse a suite without cases
-    to show. ``root``: the project root its ``reviews/`` folder is under."""
+    to show. ``root``: the project root its ``reviews/`` folder is under. ``unit``: ``case`` judges the
+    suite's test cases, another the units its registered provider builds (:mod:`lingtest.review.units`;
+    ``expansion``: the distinct expanded sentences of an S2LCT suite, each against its seed sentence),
+    refused for a suite without any."""
+    found = unit_provider(unit)
     if hasattr(source, "info") and hasattr(source, "cases"):
         suite = source
     else:
@@ -139,7 +168,13 @@ def open_review(source: Any, *, root: Path | None = None, for_judging: bool = Tr
         suite = load_suite(source)
     if for_judging:
         check_reviewable(suite.info)
-    key = SuiteKey.from_info(suite.info)
-    names = capability_names(source, suite) if key.capabilities and for_judging else None
+    key = SuiteKey.from_info(suite.info, unit)
+    config = suite_config(source, suite) if for_judging and (key.capabilities or found is not None) else None
+    names = capability_names(source, suite, config or {}) if key.capabilities and for_judging else None
+    provided = None
+    if found is not None and for_judging:
+        provided = list(found.units(suite, config))
+        if not provided:
+            raise InputError(found.none_found, path=suite.info.path, field="unit")
     return Review(suite=suite, key=key, path=labels_path(key, root),
-                  capabilities=(names or {}) if key.capabilities else None)
+                  capabilities=(names or {}) if key.capabilities else None, provider=found, provided=provided)

@@ -21,13 +21,14 @@ from lingtest.review.rates import (  # noqa: F401  (re-exported: the review's pu
     summarise,
     wilson_interval,
 )
+from lingtest.review.units import check_unit
 
 
-def _labels_file(source: Any, root: Path | None) -> tuple[Path, SuiteKey | None]:
+def _labels_file(source: Any, root: Path | None, unit: str = "case") -> tuple[Path, SuiteKey | None]:
     """The labels file of ``source`` (a suite, anything :func:`lingtest.load_suite` takes, a reviews
-    folder or a labels file) and the suite's key when a suite was given."""
+    folder or a labels file; a suite's review by ``unit``) and the suite's key when a suite was given."""
     if hasattr(source, "info"):
-        key = SuiteKey.from_info(source.info)
+        key = SuiteKey.from_info(source.info, unit)
         return labels_path(key, root), key
     path = Path(os.fspath(source)).expanduser()
     if path.is_dir() and not (path / "provenance.json").is_file() and (
@@ -37,11 +38,12 @@ def _labels_file(source: Any, root: Path | None) -> tuple[Path, SuiteKey | None]
         return path, None
     from lingtest.harness.loading import load_suite
 
-    key = SuiteKey.from_info(load_suite(source).info)
+    key = SuiteKey.from_info(load_suite(source).info, unit)
     return labels_path(key, root), key
 
 
-def review_rates(suite_or_folder: Any, *, root: Path | None = None, min_group: int = MIN_GROUP) -> dict[str, Any]:
+def review_rates(suite_or_folder: Any, *, root: Path | None = None, min_group: int = MIN_GROUP,
+                 unit: str = "case") -> dict[str, Any]:
     """The review rates of a suite (a :class:`~lingtest.harness.loading.Suite`, anything
     :func:`lingtest.load_suite` takes, a ``reviews/<suite>@<version>`` folder or its ``labels.jsonl``):
     ``{"suite", "version", "sha256", "technique", "task", "capabilities", "labels", "sample", "reviewers",
@@ -49,8 +51,12 @@ def review_rates(suite_or_folder: Any, *, root: Path | None = None, min_group: i
     "label_correct", "both", "relevance"}``, a rate as ``{"k", "n", "rate", "low", "high"}`` and relevance as
     ``{"n", "mean", "low", "high"}`` (``None``: nothing judged); ``labels`` is the labels file, relative
     to the project root when under it. A suite nobody reviewed yet has no ``labels`` and zero
-    judgements. ``root``: the project root the ``reviews/`` folder is under (default: the project's)."""
-    path, key = _labels_file(suite_or_folder, root)
+    judgements. ``root``: the project root the ``reviews/`` folder is under (default: the project's).
+    ``unit``: of a suite, the review of its cases (``case``) or of the units a technique registers
+    (:mod:`lingtest.review.units`; S2LCT's expanded sentences: ``expansion``); a folder or labels file is the
+    review it holds (``"unit"`` in the result)."""
+    check_unit(unit)
+    path, key = _labels_file(suite_or_folder, root, unit)
     if not path.is_file():
         if key is None:
             raise InputError("no review labels here", path=path)

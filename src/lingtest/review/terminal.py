@@ -55,7 +55,7 @@ def render_item(item: ReviewItem, console: Any, position: int, total: int) -> No
     from rich.table import Table
 
     markers = console.no_color or not console.is_terminal
-    console.rule(f"case {position} of {total} · {escape(item.id)} · {escape(item.group)}")
+    console.rule(f"{escape(item.noun)} {position} of {total} · {escape(item.id)} · {escape(item.group)}")
     facts = Table.grid(padding=(0, 2))
     facts.add_column(style="bold", no_wrap=True)
     facts.add_column(overflow="fold")

@@ -20,6 +20,8 @@ cluster) and dimmed text (``dim``: sentence numbers, elisions). Per task:
   (``provenance.params.changes``) as old/new lines, template fillers as a fact.
 
 ``expected`` says in words what a correct system does on the case; ``edit`` what the generator changed.
+A unit other than a case (:mod:`lingtest.review.units`, such as an S2LCT expanded sentence) is built by
+its provider from these pieces and carries its own questions (``ReviewItem.asks``).
 """
 
 from __future__ import annotations
@@ -77,6 +79,8 @@ class ReviewItem:
     facts: tuple[tuple[str, str], ...] = ()
     capability: str | None = None
     graded: bool = True  # False: the case has no correct answer (a ContraCAT prior); no label question
+    noun: str = "case"  # what is judged, in words (a review unit's provider: "expanded sentence", ...)
+    asks: tuple[Question, ...] = ()  # the questions asked of it, when not a case's (a review unit's provider)
 
     @property
     def asks_relevance(self) -> bool:
@@ -95,6 +99,8 @@ class Question:
 
 def questions(item: ReviewItem) -> list[Question]:
     """The questions asked about ``item``, in order (the relevance one only for a suite with capabilities)."""
+    if item.asks:
+        return list(item.asks)
     label = item.task == "classification"
     out = [Question("well_formed", "well-formed?", "Is the test input well-formed: natural, grammatical text a "
                     "user could write? (An unnatural mutant is not.)", ("y", "n"))]
