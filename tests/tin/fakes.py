@@ -1,5 +1,5 @@
 """Deterministic stand-ins for TIN's models: fill-in proposer, span embedder, tagger, language
-model, text embedder and a rule-based NER system."""
+model, text embedder and a rule-based NER system; hand-parsed sources (:func:`parsed`)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lingtest.data.model import Entity
+from lingtest.data.model import Entity, Tree
 from lingtest.resources.fill import Fill, FillProposerBase, SubwordFill
 from lingtest.systems.ner.base import NERSystem
+from lingtest.tin.mutant import TinSource
 
 
 class FakeProposer(FillProposerBase):
@@ -135,3 +136,18 @@ def lexicon_ner(lexicon: Mapping[str, str]) -> RuleNER:
         return out
 
     return RuleNER(rule)
+
+
+def parsed(rows: str, entities: Sequence[Entity] = (), tree: str | None = None, id: str = "s") -> TinSource:
+    """A source from ``word/TAG/head/dep`` tokens (head -1: the root); lemmas are the lower-cased words unless
+    given as ``word/TAG/head/dep/lemma``."""
+    words, tags, heads, deps, lemmas = [], [], [], [], []
+    for tok in rows.split():
+        w, t, h, d, *lem = tok.split("/")
+        words.append(w)
+        tags.append(t)
+        heads.append(int(h))
+        deps.append(d)
+        lemmas.append(lem[0] if lem else w.lower())
+    parse = None if tree is None else Tree.from_bracketed(tree)[0]
+    return TinSource(id, words, list(entities), tags=tags, lemmas=lemmas, tree=parse, heads=heads, deps=deps)

@@ -112,7 +112,7 @@ def test_configured_transformations_are_built_in_order_from_their_entries():
     assert token.skip_lemmas >= {"be", "say"} and token.tags == frozenset(cfg.tin.transformations.token.tags)
     assert (phrase.index, phrase.topn, phrase.min_score, phrase.max_words) == ("INDEX", 10, 0.65, 4)
     assert structural.name == "structural"
-    assert (shuffle.max_exhaustive, shuffle.samples, shuffle.seed) == (4, 8, 7)
+    assert (shuffle.max_exhaustive, shuffle.samples, shuffle.seed, shuffle.max_per_source) == (4, 8, 7, 3)
     assert all(isinstance(t, Transformation) for t in (token, phrase, structural, shuffle))
 
 

@@ -10,22 +10,7 @@ from lingtest.tin.mutant import TinSource
 from lingtest.tin.transformations.phrase_level import PhraseLevel, phrase_shape_ok
 from lingtest.tin.transformations.shuffle import EntityShuffle, slot_key, whole_phrase
 from lingtest.tin.transformations.structural import interrogative, unaskable
-from tests.tin.fakes import FakeTagger
-
-
-def parsed(rows: str, entities=(), tree: str | None = None, id: str = "s") -> TinSource:
-    """``word/TAG/head/dep`` tokens (head -1: the root); lemmas are the lower-cased words unless given as
-    ``word/TAG/head/dep/lemma``."""
-    words, tags, heads, deps, lemmas = [], [], [], [], []
-    for tok in rows.split():
-        w, t, h, d, *lem = tok.split("/")
-        words.append(w)
-        tags.append(t)
-        heads.append(int(h))
-        deps.append(d)
-        lemmas.append(lem[0] if lem else w.lower())
-    t = None if tree is None else Tree.from_bracketed(tree)[0]
-    return TinSource(id, words, list(entities), tags=tags, lemmas=lemmas, tree=t, heads=heads, deps=deps)
+from tests.tin.fakes import FakeTagger, parsed
 
 
 def shuffler(whole_phrases: bool = True) -> EntityShuffle:
@@ -49,7 +34,7 @@ def test_shuffle_moves_entities_only_among_those_of_the_same_role():
     # Athens and Brazil trade places; U.S. modifies "citizens" and stays ("four Athens citizens" refused)
     assert texts(shuffler().mutants_of(BOMB)) == [
         "A bomb on a TWA plane near Brazil killed four U.S. citizens in Athens ."]
-    assert shuffler().mutants_of(BOMB)[0].params["group"] == ["LOC", "argument", "proper"]
+    assert shuffler().mutants_of(BOMB)[0].params["group"] == ["LOC", "argument", "proper", "none"]
     # every LOC by label alone (the public TIN code): 3! - 1 permutations, U.S. among them
     assert len(shuffler(whole_phrases=False).mutants_of(BOMB)) == 5
     # without dependencies the roles are unknown: every whole LOC shares one group
