@@ -135,12 +135,11 @@ def _file_store_metrics(folder: Path) -> dict[str, float]:
     if not folder.is_dir():
         return out
     for f in sorted(p for p in folder.rglob("*") if p.is_file()):
-        lines = f.read_text(encoding="utf-8").split()
-        if len(lines) >= 2:
-            try:
-                out[f.relative_to(folder).as_posix()] = float(f.read_text(encoding="utf-8").splitlines()[-1].split()[1])
-            except (ValueError, IndexError):
-                continue
+        lines = f.read_text(encoding="utf-8").splitlines()
+        try:
+            out[f.relative_to(folder).as_posix()] = float(lines[-1].split()[1])
+        except (ValueError, IndexError):  # an empty or damaged metric file: no value
+            continue
     return out
 
 

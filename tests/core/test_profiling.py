@@ -66,8 +66,12 @@ def test_read_runs_from_a_file_store(tmp_path):
     (run / "meta.yaml").write_text("run_name: prepare@sst\nstart_time: 5000\nend_time: 7500\nstatus: 4\n")
     (run / "tags" / "dvc_stage").write_text("prepare@sst")
     (tmp_path / "mlruns" / "3" / "meta.yaml").write_text("name: lingtest/pipeline\n")  # an experiment's meta
+    (run / "metrics" / "crest").mkdir(parents=True)
+    (run / "metrics" / "crest" / "seconds").write_text("5000 1.5 0\n6000 2.25 0\n")  # the last value counts
+    (run / "metrics" / "empty").write_text("")
     (got,) = read_runs(tmp_path / "mlruns")
     assert (got.stage, got.status, got.start, got.end) == ("prepare@sst", "FAILED", 5.0, 7.5)
+    assert got.metrics == {"crest/seconds": 2.25}
 
 
 def test_read_runs_names_what_is_not_a_store(tmp_path):
