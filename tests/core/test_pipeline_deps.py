@@ -88,6 +88,22 @@ def test_uncovered_reports_missing_files():
     assert deps.uncovered(["src/a/b.py", "src/c.py"], ["src/a"]) == ["src/c.py"]
 
 
+def test_compact_folds_a_folder_from_its_share_of_used_modules(tmp_path):
+    for f in ["pkg/a/one.py", "pkg/a/two.py", "pkg/a/three.py", "pkg/a/sub/four.py",
+              "pkg/b/one.py", "pkg/b/two.py", "pkg/b/three.py", "pkg/b/four.py", "pkg/top.py"]:
+        (tmp_path / f).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / f).write_text("")
+    used = ["pkg/a/one.py", "pkg/a/two.py", "pkg/b/one.py", "pkg/top.py"]
+    # a: 2 of its 4 modules (the subfolder's counted) -> the folder; b: 1 of 4 -> the file
+    assert deps.compact(used, tmp_path, share=1 / 3, top="pkg") == ["pkg/a", "pkg/b/one.py", "pkg/top.py"]
+    # every module used: nothing folded here; the folder once all are
+    assert deps.compact(used, tmp_path, share=1.0, top="pkg") == used
+    assert deps.compact([*used, "pkg/a/three.py", "pkg/a/sub/four.py"], tmp_path, share=1.0, top="pkg") == [
+        "pkg/a", "pkg/b/one.py", "pkg/top.py"]
+    # whatever is folded still covers every used file: a stage never goes stale
+    assert deps.uncovered(used, deps.compact(used, tmp_path, top="pkg")) == []
+
+
 def _params(name: str) -> set[str]:
     return {p for p in _body(DVC[name]).get("params", []) if isinstance(p, str)}
 
