@@ -144,3 +144,28 @@ def test_refusing_an_unknown_lexicon_is_a_config_error(tmp_path):
     ok = _proposer(_cfg(tmp_path, "s2lct.expansion.fill.kind=masked_lm",
                         "s2lct.expansion.validate.refuse=[hatecheck_slur]"), Sentiment())
     assert ok.prefilter("very", "JJ")
+
+
+def test_the_prefilter_refuses_time_words_extra_slurs_and_ordinals(tmp_path):
+    p = _proposer(_cfg(tmp_path, "s2lct.expansion.fill.kind=masked_lm"), Sentiment())
+    for word, tag in [("recent", "JJ"), ("Recently", "RB"), ("now", "RB"), ("negro", "JJ"), ("third", "JJ"),
+                      ("next", "JJ")]:
+        assert not p.prefilter(word, tag), word
+    assert p.prefilter("central", "JJ") and p.prefilter("also", "RB")
+
+
+def test_the_insertion_rules_read_their_words_in_the_lexicons(tmp_path):
+    config = S2lctConfig.from_config(_cfg(tmp_path))
+    rules = config.expansion.insertion_rules(config.lexicons)
+    assert rules is not None
+    adjective, subject, verb = rules
+    assert adjective.after_words is None and not adjective.clause_refuse and adjective.collocated == 2
+    assert verb.after_words is not None and {"is", "'s", "should", "will"} <= verb.after_words
+    assert "wanna" not in verb.after_words and "wanna" in subject.not_after
+    assert {"not", "n't", "dont", "only", "even"} <= subject.clause_refuse == verb.clause_refuse
+    assert {"how", "what"} <= subject.wh_front
+    assert subject.not_before_tags == {"VBG", "VBN"} and not verb.not_before_tags  # is [also] made: a participle
+    bad = _cfg(tmp_path, "s2lct.expansion.insertions.2.clause_refuse=[negation,nope]")
+    config = S2lctConfig.from_config(bad)
+    with pytest.raises(ConfigError, match=r"s2lct\.expansion\.insertions names nope, not a lexicon"):
+        config.expansion.insertion_rules(config.lexicons)

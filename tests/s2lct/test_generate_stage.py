@@ -40,7 +40,8 @@ class Proposer(FillProposerBase):
 
 #: the insertions the fixture's flat ``S`` trees allow: an adjective after a determiner or an adjective
 INSERTIONS = ["s2lct.expansion.insertions=[{lhs:[S],tag:[JJ],after:[DT,JJ],before:[NN,JJ],final:false,"
-              "attested:null,collocated:null,main_clause:false}]"]
+              "attested:null,collocated:null,main_clause:false,after_words:null,not_after:[],not_before_tags:[],"
+              "clause_refuse:[],wh_front:null}]"]
 
 #: every word's tag in the pool and the fills (the fake parser's)
 WORD_TAGS = {w: t for text, tags, _ in SST_POOL for w, t in zip(text.split(), tags.split(), strict=True)} | TAGS

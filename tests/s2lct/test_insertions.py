@@ -4,6 +4,8 @@ clitic boundary and the ``lm_next`` proposer's collocated candidates and gain ra
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from lingtest.resources.fill import Fill, FillProposerBase
@@ -11,11 +13,15 @@ from lingtest.s2lct.expand import Acceptance, Expander, ExpansionStats, splits_c
 from lingtest.s2lct.fill import Collocations, LMNextFillProposer, insertion_gain, without_mask
 from lingtest.s2lct.grammar import (
     Insertion,
+    MaskedSentence,
+    Node,
     ReferenceCFG,
     Slot,
     allowed_insertion,
     attested_words,
+    clause_before,
     collocated_counts,
+    fronted_before,
     insertion_context,
     masked_sentences,
     parse_bracketed,
@@ -168,3 +174,89 @@ def test_main_clause_rules_skip_subordinate_clauses():
     assert [m.text() for m in masked_sentences(sub, cfg, top=5, max_masks=1)
             if allowed_insertion(m, [Insertion.of(["S"], ["RB"], ["NP"], ["VP"])])] == [
         "it {RB} ends as the story unfolds .", "it ends as the story {RB} unfolds ."]
+
+
+# ---- the words around a slot ---------------------------------------------------------------------------------
+def masked(bracketed: str) -> MaskedSentence:
+    """The masked sentence of a tree whose one mask is written ``(TAG *)`` (the expanded node: its parent)."""
+
+    def unmask(node: Node) -> Node:
+        if not node.children:
+            return Node(node.label, (), None) if node.word == "*" else node
+        return Node(node.label, tuple(unmask(c) for c in node.children))
+
+    tree = unmask(parse_bracketed(bracketed))
+    path = next(p for p, n in tree.subtrees() if any(c.is_mask for c in n.children))
+    node = tree
+    for i in path:
+        node = node.children[i]
+    rhs = node.rhs()
+    seed = tuple(c.label for c in node.children if not c.is_mask)
+    return MaskedSentence(tree, node.label, seed, rhs, 1.0, path)
+
+
+S_SLOT = Insertion.of(["S"], ["RB"], ["NP"], ["VP"])
+VP_SLOT = Insertion.of(["VP"], ["RB"], ["VBZ", "VBP", "VBD", "MD"], ["VP", "ADJP"])
+WH = ["how", "what", "who", "when"]
+
+
+def before(m: MaskedSentence) -> list[str | None]:
+    """The words before ``m``'s mask in its clause."""
+    return [m.words[i] for i in clause_before(m.tree, m.path, m.mask_positions[0])]
+
+
+def test_clause_before_leaves_out_the_clauses_nested_in_the_masks_clause():
+    only = masked("(S (NP (RB only) (DT the) (NNS looters)) (RB *) (VP (VBP are) (VP (VBN enriched) (SBAR (WHADVP "
+                  "(WRB when)) (S (NP (PRP they)) (VP (VBP import) (NP (NNS goods))))))))")
+    assert before(only) == ["only", "the", "looters"]
+    relative = masked("(S (NP (NP (DT the) (NNS people)) (SBAR (WHNP (WP who)) (S (RB never) (VP (VBD came))))) "
+                      "(RB *) (VP (VBD left)))")
+    assert before(relative) == ["the", "people"]
+    # the mask of a VP: its clause is the lowest S above it; conjoined clauses are clauses of their own
+    conj = masked("(S (S (NP (PRP they)) (VP (VBP do) (RB not) (VP (VB care)))) (CC and) (S (NP (NN law)) "
+                  "(VP (MD will) (RB *) (VP (VB ignore)))))")
+    assert before(conj) == ["law", "will"]
+    # no clause above the mask: the whole tree
+    frag = masked("(FRAG (NP (DT no) (NN way)) (VP (MD will) (RB *) (VP (VB do))))")
+    assert before(frag) == ["no", "way", "will"]
+
+
+def test_a_fronted_wh_word_is_read_on_the_words():
+    ex = masked("(S (NP (WRB how) (RB suddenly) (VBP shitty) (PRP$ their) (NNS lives)) (RB *) (VP (MD must) "
+                "(VP (VB be))))")
+    assert fronted_before(ex, frozenset(WH))  # "shitty" tagged as a verb heads the wh-phrase
+    aux = masked("(S (NP (WRB how) (JJ bad) (PRP$ their) (NNS lives)) (VP (MD must) (RB *) (VP (VB be))))")
+    assert fronted_before(aux, frozenset(WH))  # the auxiliary the adverb joins is not a verb between
+    rel = masked("(S (NP (NP (DT the) (NNS people)) (SBAR (WHNP (WP who)) (S (VP (VBD saw) (NP (PRP it)))))) "
+                 "(RB *) (VP (VBD left)))")
+    assert not fronted_before(rel, frozenset(WH))  # a verb between: a relative clause, not a fronted wh-word
+    comma = masked("(S (SBAR (WHADVP (WRB when)) (S (NP (PRP it)) (VP (VBD rained)))) (, ,) (NP (PRP we)) (RB *) "
+                   "(VP (VBD left)))")
+    assert not fronted_before(comma, frozenset(WH))
+
+
+def test_the_words_around_an_adverb_slot_decide_whether_it_is_filled():
+    aux = masked("(S (NP (PRP it)) (VP (VBZ is) (RB *) (VP (VBN made))))")
+    lexical = masked("(S (NP (PRP i)) (VP (VBP wanna) (RB *) (VP (VB defeat) (NP (PRP them)))))")
+    fused = masked("(S (NP (NNS girls) (NN wanna)) (RB *) (VP (VB defeat) (NP (PRP them))))")
+    auxiliaries = ["is", "'s", "are", "will", "should"]
+    rule = replace(VP_SLOT, after_words=frozenset(auxiliaries))
+    assert allowed_insertion(aux, [rule]) and not allowed_insertion(lexical, [rule])
+    assert allowed_insertion(lexical, [VP_SLOT])  # without after_words: any verb of the tags
+    assert allowed_insertion(fused, [S_SLOT])
+    assert not allowed_insertion(fused, [Insertion.of(["S"], ["RB"], ["NP"], ["VP"], not_after=["Wanna", "gonna"])])
+    refuse = Insertion.of(["S"], ["RB"], ["NP"], ["VP"], clause_refuse=["only", "not", "dont"])
+    neg = masked("(S (NP (NNS girls) (NN dont)) (RB *) (VP (VBP exist)))")
+    after = masked("(S (NP (PRP i)) (RB *) (VP (VBP do) (RB not) (VP (VB think))))")
+    only = masked("(S (NP (RB Only) (DT the) (NNS looters)) (RB *) (VP (VBP are) (VP (VBN enriched))))")
+    assert not allowed_insertion(neg, [refuse]) and not allowed_insertion(only, [refuse])
+    assert allowed_insertion(after, [refuse])  # the negation after the adverb: also scopes over it
+    wh = masked("(S (NP (WRB how) (JJ bad) (PRP$ their) (NNS lives)) (RB *) (VP (MD must) (VP (VB be))))")
+    assert allowed_insertion(wh, [S_SLOT])
+    assert not allowed_insertion(wh, [Insertion.of(["S"], ["RB"], ["NP"], ["VP"], wh_front=WH)])
+    assert Insertion.of(["S"], ["RB"], ["NP"], ["VP"], not_after=["Wanna"]).not_after == frozenset({"wanna"})
+    gerund = masked("(S (NP (NNP <user>)) (RB *) (VP (VBG invoking) (NP (DT the) (NN doctrine))))")
+    finite = masked("(S (NP (NNP Novak)) (RB *) (VP (VBZ manages)))")
+    tags = Insertion.of(["S"], ["RB"], ["NP"], ["VP"], not_before_tags=["VBG", "VBN"])
+    assert allowed_insertion(gerund, [S_SLOT]) and not allowed_insertion(gerund, [tags])
+    assert allowed_insertion(finite, [tags])

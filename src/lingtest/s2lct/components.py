@@ -235,7 +235,7 @@ def collocations(config: S2lctConfig, sentences: Iterable[tuple[Sequence[str], S
     with ``collocated`` need (:func:`~lingtest.s2lct.grammar.collocated_counts`); ``None`` when no rule has it."""
     from lingtest.s2lct.grammar import collocated_counts
 
-    rules = config.expansion.insertion_rules()
+    rules = config.expansion.insertion_rules(config.lexicons)
     try:
         need = collocated_counts(rules) if rules else {}
     except ValueError as exc:
@@ -259,7 +259,7 @@ def build_expander(ctx: StageContext, config: S2lctConfig, k: Knowledge, parser:
         parser = build_parser(ctx.cfg.parser)
     tagger = tagger_of(parser)
     trees = reference_trees(ctx, config)
-    rules = ec.insertion_rules()
+    rules = ec.insertion_rules(config.lexicons)
     try:
         attested = attested_words(trees, rules) if rules else {}
     except ValueError as exc:

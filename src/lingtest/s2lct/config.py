@@ -9,6 +9,7 @@ trainer (:class:`~lingtest.s2lct.training.TrainClassifierConfig`) and the traini
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Literal
 
 from pydantic import Field
@@ -64,7 +65,7 @@ class Validate(Block):
 class InsertionRule(Block):
     """One entry of ``s2lct.expansion.insertions`` (:class:`lingtest.s2lct.grammar.Insertion`): one word of a
     ``tag`` inserted into a phrase labelled ``lhs``, right after a sibling in ``after`` and before one in
-    ``before`` (``^`` / ``$``: the phrase's edge)."""
+    ``before`` (``^`` / ``$``: the phrase's edge). The word keys name lexicons of ``s2lct.lexicons``."""
 
     lhs: list[str]
     tag: list[str]
@@ -74,10 +75,33 @@ class InsertionRule(Block):
     attested: int | None        # the fill must fill such a slot in the reference treebank this many times (null: any)
     collocated: int | None      # the fill must come right before the next word this many times in the suite's corpus
     main_clause: bool           # the phrase must belong to the sentence's main clause (not a subordinate one)
+    after_words: str | None     # a lexicon: the word right before the mask must be one of its words (null: any)
+    not_after: list[str]        # lexicons: the word right before the mask is none of their words
+    not_before_tags: list[str]  # PTB tags: the word right after the mask has none of them
+    clause_refuse: list[str]    # lexicons: none of their words comes before the mask in its clause
+    wh_front: str | None        # a lexicon: none of its words opens the mask's clause before it (null: not checked)
 
-    def rule(self) -> Insertion:
+    def lexicon_names(self) -> list[str]:
+        """The lexicons the rule names."""
+        return [*([self.after_words] if self.after_words else []), *self.not_after, *self.clause_refuse,
+                *([self.wh_front] if self.wh_front else [])]
+
+    def rule(self, lexicons: Mapping[str, Sequence[str]]) -> Insertion:
+        """The typed rule, its lexicons' words from ``lexicons`` (a name it lacks is a ConfigError)."""
+        missing = [n for n in self.lexicon_names() if n not in lexicons]
+        if missing:
+            raise ConfigError(f"s2lct.expansion.insertions names {', '.join(missing)}, not a lexicon of "
+                              f"s2lct.lexicons; known: {', '.join(sorted(lexicons))}")
+
+        def words(names: Sequence[str]) -> list[str]:
+            return [w for n in names for w in lexicons[n]]
+
         return Insertion.of(self.lhs, self.tag, self.after, self.before, final=self.final, attested=self.attested,
-                            collocated=self.collocated, main_clause=self.main_clause)
+                            collocated=self.collocated, main_clause=self.main_clause,
+                            after_words=None if self.after_words is None else words([self.after_words]),
+                            not_after=words(self.not_after), not_before_tags=self.not_before_tags,
+                            clause_refuse=words(self.clause_refuse),
+                            wh_front=words([self.wh_front] if self.wh_front else []))
 
 
 class Expansion(Block):
@@ -90,9 +114,10 @@ class Expansion(Block):
     insertions: list[InsertionRule] | None   # null: every masked sentence of Algorithm 1
     collocation_words: int | None            # a collocated fill: one of this many words of its tag seen most in pairs
 
-    def insertion_rules(self) -> list[Insertion] | None:
-        """The typed rules of ``insertions`` (``None``: no restriction)."""
-        return None if self.insertions is None else [r.rule() for r in self.insertions]
+    def insertion_rules(self, lexicons: Mapping[str, Sequence[str]]) -> list[Insertion] | None:
+        """The typed rules of ``insertions`` (``None``: no restriction), their word keys read in ``lexicons``
+        (``s2lct.lexicons``)."""
+        return None if self.insertions is None else [r.rule(lexicons) for r in self.insertions]
     fill: Fill
     validation: Validate = Field(alias="validate")  # `validate` in the YAML (a pydantic BaseModel attribute)
 

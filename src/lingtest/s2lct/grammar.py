@@ -32,10 +32,11 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-__all__ = ["EDGE_AFTER", "EDGE_BEFORE", "Insertion", "MaskedSentence", "Node", "ReferenceCFG", "allowed_insertion",
-           "attested_words", "child_is", "collocated_counts", "embed", "insertion_context", "is_word_pos", "leaf_span",
-           "masked_sentences", "node_from_tree", "one_word_tag", "parse_bracketed", "production_rule_coverage",
-           "productions", "realises", "Slot", "slot_contexts", "spans", "strip_function_tags"]
+__all__ = ["CLAUSE_LABELS", "EDGE_AFTER", "EDGE_BEFORE", "Insertion", "MaskedSentence", "Node", "ReferenceCFG",
+           "allowed_insertion", "attested_words", "child_is", "clause_before", "collocated_counts", "embed",
+           "fronted_before", "in_main_clause", "insertion_context", "is_word_pos", "leaf_span", "masked_sentences",
+           "node_from_tree", "one_word_tag", "parse_bracketed", "production_rule_coverage", "productions", "realises",
+           "Slot", "slot_contexts", "spans", "strip_function_tags"]
 
 Production = tuple[str, tuple[str, ...]]
 
@@ -374,7 +375,16 @@ class Insertion:
     in the reference treebank at least this many
     times (:func:`attested_words`; ``None``: any word of the tag); ``collocated``: the word must come right before
     the word after the mask at least this many times in a corpus (:func:`collocated_counts`; ``None``: not
-    checked); ``main_clause``: the phrase must be part of the sentence's main clause (:func:`in_main_clause`)."""
+    checked); ``main_clause``: the phrase must be part of the sentence's main clause (:func:`in_main_clause`).
+
+    The words around the slot (lower-cased; :meth:`fits`): ``after_words``: the word right before the mask must be
+    one of them (``None``: any; an auxiliary or modal, not a lexical verb); ``not_after``: it must not be one of these
+    (*wanna*, which fuses a verb with its *to*); ``not_before_tags``: the word right after the mask is tagged none of
+    these (an adverb between a subject and its verb phrase: not before a gerund or participle, which heads no
+    clause: ``<user> [also] invoking the doctrine was ...``); ``clause_refuse``: none of these words may come before
+    the mask in its clause (:func:`clause_before`: a negation, a focus word such as *only*); ``wh_front``: none of
+    these words may open the mask's clause before it (:func:`fronted_before`: a wh-question or exclamative, *how
+    bad it also is*)."""
 
     lhs: frozenset[str]
     tag: frozenset[str]
@@ -384,17 +394,44 @@ class Insertion:
     attested: int | None = None
     collocated: int | None = None
     main_clause: bool = False
+    after_words: frozenset[str] | None = None
+    not_after: frozenset[str] = frozenset()
+    not_before_tags: frozenset[str] = frozenset()
+    clause_refuse: frozenset[str] = frozenset()
+    wh_front: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, lhs: Iterable[str], tag: Iterable[str], after: Iterable[str], before: Iterable[str], *,
            final: bool = False, attested: int | None = None, collocated: int | None = None,
-           main_clause: bool = False) -> Insertion:
+           main_clause: bool = False, after_words: Iterable[str] | None = None, not_after: Iterable[str] = (),
+           not_before_tags: Iterable[str] = (), clause_refuse: Iterable[str] = (),
+           wh_front: Iterable[str] = ()) -> Insertion:
+        def low(words: Iterable[str]) -> frozenset[str]:
+            return frozenset(w.lower() for w in words)
+
         return cls(frozenset(lhs), frozenset(tag), frozenset(after), frozenset(before), bool(final), attested,
-                   collocated, bool(main_clause))
+                   collocated, bool(main_clause), None if after_words is None else low(after_words),
+                   low(not_after), frozenset(not_before_tags), low(clause_refuse), low(wh_front))
 
     def matches(self, slot: Slot) -> bool:
         return (slot.lhs in self.lhs and slot.tag in self.tag and slot.left in self.after
                 and slot.right in self.before and (slot.right_last or not self.final))
+
+    def fits(self, m: MaskedSentence) -> bool:
+        """Whether the words around ``m``'s one mask allow this insertion (``after_words``, ``not_after``,
+        ``not_before_tags``, ``clause_refuse``, ``wh_front``; see the class)."""
+        [p] = m.mask_positions
+        words = [w.lower() if w is not None else None for w in m.words]
+        prev = words[p - 1] if p > 0 else None
+        if self.after_words is not None and prev not in self.after_words:
+            return False
+        if prev is not None and prev in self.not_after:
+            return False
+        if p + 1 < len(words) and m.tags[p + 1] in self.not_before_tags:
+            return False
+        if self.clause_refuse and any(words[i] in self.clause_refuse for i in clause_before(m.tree, m.path, p)):
+            return False
+        return not (self.wh_front and fronted_before(m, self.wh_front))
 
 
 #: labels that may stand above a sentence's top clause (a parser's root)
@@ -420,17 +457,92 @@ def in_main_clause(tree: Node, path: tuple[int, ...]) -> bool:
     return k > 0 and all(lab == "VP" for lab in labels[k:])
 
 
+#: labels of a clause: a declarative, inverted or question clause (an ``SBAR`` holds one with its complementizer)
+CLAUSE_LABELS = frozenset({"S", "SINV", "SQ", "SBARQ"})
+#: labels of a clause nested in another one (its words are not the outer clause's)
+_NESTED_CLAUSES = CLAUSE_LABELS | {"SBAR"}
+
+
+def clause_before(tree: Node, path: tuple[int, ...], position: int) -> list[int]:
+    """The leaves before leaf ``position`` in its clause: the lowest node labelled in :data:`CLAUSE_LABELS` from the
+    root down to the node at ``path`` (that node included; none: the whole tree), without the leaves of the clauses
+    nested in it (``S``, ``SBAR``, ...) that do not hold ``position``: in *only the elite looters [also] are
+    enriched when they import*, *only* is in the mask's clause; in *they do not care and law will [also] ignore*,
+    parsed as two conjoined clauses, *not* is not."""
+    chain, node = [tree], tree
+    for i in path:
+        node = node.children[i]
+        chain.append(node)
+    low = max((d for d, n in enumerate(chain) if strip_function_tags(n.label) in CLAUSE_LABELS), default=0)
+    top = path[:low]
+    start, _ = leaf_span(tree, top)
+    clause = chain[low]
+    out: list[int] = []
+
+    def walk(n: Node, first: int, root: bool) -> int:
+        end = first + len(n.leaves())
+        if not root and n.children and strip_function_tags(n.label) in _NESTED_CLAUSES and not first <= position < end:
+            return end
+        if not n.children:
+            if first < position:
+                out.append(first)
+            return end
+        k = first
+        for c in n.children:
+            k = walk(c, k, False)
+        return end
+
+    walk(clause, start, True)
+    return out
+
+
+def _is_verb(tag: str) -> bool:
+    return tag.startswith("VB") or tag == "MD"
+
+
+def fronted_before(m: MaskedSentence, wh: frozenset[str]) -> bool:
+    """Whether a word of ``wh`` (lower-cased) opens the clause of ``m``'s one mask: reading leftwards from the mask,
+    one comes before any verb (a ``VB*`` or ``MD`` tag) or punctuation, the mask's left sibling not counted when it
+    is one word (the auxiliary an adverb joins): *how shitty their lives must [also] be*, *how shitty their lives
+    [also] must be*; not *the people who came [also] left*. A verb right after a wh-adverb (``WRB``) and adverbs is
+    the head of the wh-phrase, whatever its tag (*how suddenly shitty*, ``shitty`` tagged ``VBP``): a degree *how*
+    takes an adjective or adverb, while a relative pronoun (*who*, ``WP``) comes right before its clause's verb.
+    Read on the words, not the tree: a parser seldom parses an exclamative in a post as one."""
+    [p] = m.mask_positions
+    words, tags = [w.lower() if w is not None else None for w in m.words], m.tags
+    expanded = m.tree
+    for i in m.path:
+        expanded = expanded.children[i]
+    kids = expanded.children
+    j = next(i for i, c in enumerate(kids) if c.is_mask)
+    skip = p - 1 if j > 0 and not kids[j - 1].children else None
+    for i in range(p - 1, -1, -1):
+        w = words[i]
+        if i == skip or w is None:
+            continue
+        if w in wh:
+            return True
+        if not is_word_pos(tags[i]):
+            return False
+        if _is_verb(tags[i]):
+            h = i - 1
+            while h >= 0 and tags[h].startswith("RB") and words[h] not in wh:
+                h -= 1
+            return h >= 0 and tags[h] == "WRB" and words[h] in wh
+    return False
+
+
 def allowed_insertion(m: MaskedSentence, rules: Sequence[Insertion] | None) -> bool:
     """Whether ``m`` is filled: every masked sentence when ``rules`` is ``None``, else one mask, not the sentence's
     first word (a sentence-initial bare noun is most often a parse error, *American falters when*), inserted in a
     context (:func:`insertion_context`) that one of the rules matches (in the main clause where the rule says
-    so: :func:`in_main_clause`)."""
+    so: :func:`in_main_clause`) and whose words it allows (:meth:`Insertion.fits`)."""
     if rules is None:
         return True
     ctx = insertion_context(m)
     if ctx is None or m.mask_positions == [0]:
         return False
-    return any(r.matches(ctx) and (not r.main_clause or in_main_clause(m.tree, m.path)) for r in rules)
+    return any(r.matches(ctx) and (not r.main_clause or in_main_clause(m.tree, m.path)) and r.fits(m) for r in rules)
 
 
 def _per_tag(rules: Sequence[Insertion], field: str) -> dict[str, list[int]]:
