@@ -245,6 +245,29 @@ def test_score_grouped_relative_drops_a_per_group_constant(gpt2_parts):
         assert pf == pytest.approx(pr, abs=1e-5)
 
 
+def test_logprob_differences_of_edits(gpt2_parts):
+    from lingtest.resources.lm import logprob_differences
+
+    model, tok = gpt2_parts
+    sc = CausalLMScorer.from_model(model, tok, device="cpu")
+    pairs = [("the cat sat on", "the dog sat on"), ("the cat sat on", "the big cat sat on"),
+             ("a dog ran", "a dog sat"), ("the cat sat on", "the dog sat on"), ("mat", "mat")]
+    whole = dict(zip(sorted({t for p in pairs for t in p}), sc.score(sorted({t for p in pairs for t in p})),
+                     strict=True))
+    got = logprob_differences(sc, pairs)
+    assert got == pytest.approx([whole[b] - whole[a] for a, b in pairs], abs=1e-4)
+    assert got[0] == got[3] and got[4] == 0.0  # a repeated pair is scored once; no edit, no difference
+
+    class Summed:  # a scorer without score_grouped: its token log-probabilities are summed
+        def token_logprobs(self, texts):
+            return sc.token_logprobs(texts)
+
+    assert logprob_differences(Summed(), pairs) == pytest.approx(got, abs=1e-4)
+    assert logprob_differences(sc, []) == []
+    with pytest.raises(TypeError):
+        logprob_differences(sc, [("the cat", 3)])  # type: ignore[list-item]
+
+
 def test_score_continuations(gpt2_parts):
     model, tok = gpt2_parts
     sc = CausalLMScorer.from_model(model, tok, device="cpu")

@@ -40,7 +40,7 @@ from lingtest.resources.lm_packing import (
 from lingtest.resources.threads import idle_cpus, resolve_threads
 
 __all__ = ["Candidate", "CausalLMScorer", "MaskedLMScorer", "PackedGroups", "Reduction", "TokenScores",
-           "idle_cpus", "pack_groups", "resolve_threads", "scorer_from_config"]
+           "idle_cpus", "logprob_differences", "pack_groups", "resolve_threads", "scorer_from_config"]
 
 log = logging.getLogger(__name__)
 
@@ -602,6 +602,41 @@ class MaskedLMScorer:
     def __repr__(self) -> str:
         return (f"MaskedLMScorer(model={self.model_name!r}, device={self.device!r}, "
                 f"batch_size={self.batch_size})")
+
+
+def logprob_differences(scorer: Any, pairs: Sequence[tuple[str, str]]) -> list[float]:
+    """``log p(edited) - log p(original)`` of each ``(original, edited)`` pair of texts under ``scorer``: how
+    much more probable (negative: less) an edit leaves a text. Cut both texts a few words after the edit and
+    the difference says how the edit fits its left context against what it replaced, as a fill-in ranker's
+    ``window`` does (:class:`~lingtest.resources.candidates.rank.LMRanker`).
+
+    The texts of one original form one group: with a scorer that has ``score_grouped``
+    (:class:`CausalLMScorer`), the beginning they share runs once and its log-probability, the same for the
+    whole group, is left out (``relative=True``), which leaves each difference unchanged; another scorer's
+    ``token_logprobs`` are summed (a masked LM's pseudo-log-likelihood terms). Each distinct text is scored
+    once, groups in the order of their original's text."""
+    if isinstance(pairs, str):
+        raise TypeError("logprob_differences() takes (original, edited) pairs of texts")
+    groups: dict[str, list[str]] = {}
+    for a, b in pairs:
+        _check_texts([a, b])
+        group = groups.setdefault(a, [a])
+        if b not in group:
+            group.append(b)
+    keys = sorted(groups)
+    if not keys:
+        return []
+    if hasattr(scorer, "score_grouped"):
+        scored = scorer.score_grouped([groups[k] for k in keys], relative=True)
+    else:
+        flat = [t for k in keys for t in groups[k]]
+        totals = iter(float(sum(s.logprobs)) for s in scorer.token_logprobs(flat))
+        scored = [[next(totals) for _ in groups[k]] for k in keys]
+    diff: dict[tuple[str, str], float] = {}
+    for k, values in zip(keys, scored, strict=True):
+        for text, v in zip(groups[k], values, strict=True):
+            diff[(k, text)] = float(v) - float(values[0])
+    return [diff[(a, b)] for a, b in pairs]
 
 
 def scorer_from_config(cfg: Mapping[str, Any]) -> CausalLMScorer | MaskedLMScorer:
