@@ -149,7 +149,7 @@ def test_add_a_tin_transformation(user_package):
     name = "toy_transformation:InsertAdverb"
     cfg = compose(conf_dir=ROOT / "conf")
     OmegaConf.set_struct(cfg, False)  # what the user's entry in conf/tin/default.yaml adds
-    entry = {"adverb": "indeed", "semantic": None, "epsilon": {"default": 0.0}}
+    entry = {"adverb": "indeed", "semantic": None, "fit": None, "epsilon": {"default": 0.0}}
     cfg = OmegaConf.merge(cfg, {"tin": {"transformations": {name: entry}}})
     config = TinConfig.from_config(cfg)
     assert (name, "adverb insertion") in transformation_labels(config)  # the report's column

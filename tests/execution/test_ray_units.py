@@ -172,13 +172,14 @@ def test_merged_chunk_results_equal_one_run():
     with pytest.raises(ValueError, match="different variants"):
         merge_outcomes([attack(exs[:2]), attack(exs[2:])[::-1]])
 
-    g1 = Generated(["c1"], {"token": FilterCounts(3, 1, 1)}, {"token": 0.5, "filters": 0.25})  # type: ignore[list-item]
+    g1 = Generated(["c1"], {"token": FilterCounts(3, 1, 1, fit_removed=1)}, {"token": 0.5, "filters": 0.25})  # type: ignore[list-item]
     g2 = Generated(["c2", "c3"], {"token": FilterCounts(2, 0, 1), "shuffle": FilterCounts(1, 0, 0)},
                    {"token": 0.25, "filters": 0.125, "shuffle": 0.0})  # type: ignore[list-item]
     g = merge_generated([g1, g2])
     assert g.cases == ["c1", "c2", "c3"] and g.seconds == {"token": 0.75, "filters": 0.375, "shuffle": 0.0}
     assert g.counts_dict(["token", "shuffle"])["overall"] == {"generated": 6, "semantic_removed": 1,
-                                                              "after_semantic": 5, "naturalness_removed": 2, "kept": 3}
+                                                              "after_semantic": 5, "fit_removed": 1, "after_fit": 4,
+                                                              "naturalness_removed": 2, "kept": 2}
     a, b = ExpansionStats(sentences=2, tried=3), ExpansionStats(sentences=1, expansions=4, extra={"x": 1})
     a.merge(b)
     assert a.to_dict()["sentences"] == 3 and a.tried == 3 and a.expansions == 4 and a.extra == {"x": 1}

@@ -80,7 +80,7 @@ def test_a_missing_key_and_an_unregistered_entry_are_errors():
         TinConfig.from_config(cfg)
     with pytest.raises(ConfigError, match=r"tin\.transformations\.nope: no tin transformation 'nope' is registered "
                                           r"\(or importable\); known: phrase, shuffle, structural, token"):
-        _config(transformations={"nope": {"semantic": None, "epsilon": {"default": 0.0}}})
+        _config(transformations={"nope": {"semantic": None, "fit": None, "epsilon": {"default": 0.0}}})
     with pytest.raises(ConfigError, match=r"^tin\.transformations: must map each transformation's name to its config"):
         TinConfig.from_config(OmegaConf.merge(_cfg(), {"tin": {"transformations": None}}))
 
@@ -141,7 +141,7 @@ class Upper:
 
 def test_a_new_transformation_is_its_class_and_its_config_entry(monkeypatch):
     monkeypatch.setitem(TRANSFORMATIONS._entries, "upper", Upper)
-    cfg = _cfg(transformations={"upper": {"word": "HI", "semantic": None, "epsilon": {"default": 0.5}}})
+    cfg = _cfg(transformations={"upper": {"word": "HI", "semantic": None, "fit": None, "epsilon": {"default": 0.5}}})
     config = TinConfig.from_config(cfg)
     assert list(config.transformations)[-1] == "upper" and isinstance(config.transformations["upper"], UpperConfig)
     parts = _parts(cfg)

@@ -103,7 +103,8 @@ def generate(seed: int | None) -> bytes:
                                  NoisyTextEmbedder(FakeTextEmbedder(PHRASES), Noise(s + 1, rel)), grid=GRID)
     phrase = PhraseLevel(index, topn=3, min_score=0.65, max_words=3)
     config = FilterConfig(semantic_threshold={"token": 0.65, "phrase": 0.65}, epsilon={"token": 0.0, "phrase": 1.0},
-                          weight_min=0.6, weight_mean=0.4, grid=GRID)
+                          weight_min=0.6, weight_mean=0.4, grid=GRID, fit={"token": None, "phrase": None},
+                          fit_window=3)
     gen = generate_cases([source()], [token, phrase], embedder=NoisySpanEmbedder(FakeSpanEmbedder(SPANS),
                                                                                  Noise(s + 2, rel)),
                          lm=noisy_scorer(FakeLM(PENALTIES), Noise(s + 3, rel)), config=config, system="sys",

@@ -119,3 +119,15 @@ def test_table3_adds_the_validity_table_for_labelled_rows():
     assert "| system | Token-level | Entity shuffle | overall | precision | adjusted precision |" in text
     assert "| sys | 2/4 (50.0%) | – | 2/4 (50.0%) | 100.0% | 50.0% (1 on invalid) |" in text
     assert "Validity" not in table3_markdown([{**row, "labelled": False}], [("token", "Token-level")])
+
+
+def test_table3_counts_the_mutants_after_each_filter():
+    from lingtest.tin.filters import FilterCounts
+
+    counts = FilterCounts(generated=10, semantic_removed=2, naturalness_removed=1, fit_removed=3).to_dict()
+    row = {"system": "sys", "issues": {"overall": {"issues": 1}, "token": {"issues": 1}},
+           "mutants": {"token": counts, "shuffle": {"generated": 4, "after_semantic": 4, "kept": 3}}}
+    text = table3_markdown([row], [("token", "Token-level"), ("shuffle", "Entity shuffle")])
+    assert "| system | transformation | generated | after semantic | after fit | after naturalness | issues |" in text
+    assert "| sys | Token-level | 10 | 8 | 5 | 4 | 1 |" in text
+    assert "| sys | Entity shuffle | 4 | 4 | 4 | 3 | 0 |" in text  # a generation from before the fit filter

@@ -51,3 +51,24 @@ def test_no_sources_and_bad_options():
     assert make(FakeProposer({})).generate([]) == []
     with pytest.raises(ValueError):
         make(FakeProposer({}), top_k=0)
+
+
+def test_a_fill_that_repeats_a_word_of_the_same_tag_is_refused():
+    # "Cuo finished a respectable seventh and Xu ninth": seventh -> ninth would finish both ninth
+    tags = {"Cuo": "NNP", "finished": "VBD", "a": "DT", "respectable": "JJ", "seventh": "JJ", "and": "CC",
+            "Xu": "NNP", "ninth": "JJ", "eighth": "JJ", "Ninth": "JJ", ".": "."}
+    s = TinSource(id="s", tokens="Cuo finished a respectable seventh and Xu ninth .".split(),
+                  entities=[Entity(0, 1, "PER"), Entity(6, 7, "PER")])
+    prop = FakeProposer({"seventh": [("ninth", 0.5), ("eighth", 0.3)]})
+    cls = TRANSFORMATIONS.get("token")
+    opts = {"top_k": 3, "min_score": 0.1, "tags": ["JJ"], "skip_lemmas": []}
+    strict = cls(prop, FakeTagger(tags), distinct_fill=True, **opts)
+    assert [m.params["new"] for m in strict.generate([s])] == ["eighth"]
+    assert strict.refused == {"repeats a word": 1}
+    assert [m.params["new"] for m in cls(prop, FakeTagger(tags), distinct_fill=False, **opts).generate([s])] == [
+        "ninth", "eighth"]
+    # a word of another tag, or the original position itself, is no repeat; case does not matter
+    assert cls.repeats(s.tokens, [tags[w] for w in s.tokens], 4, "Ninth")
+    assert not cls.repeats(s.tokens, [tags[w] for w in s.tokens], 4, "seventh")
+    assert not cls.repeats(s.tokens, [tags[w] for w in s.tokens], 4, "finished")
+    assert not cls.repeats(["a", "ninth", "ninth"], ["DT", "JJ", "NN"], 1, "ninth")

@@ -42,19 +42,21 @@ def transformation_labels(config: TinConfig) -> list[tuple[str, str]]:
 
 
 def filter_config(config: TinConfig, system: str, grid: ScoreGrid) -> FilterConfig:
-    """The filters: ``tin.filters`` with each transformation's ``semantic`` threshold and its
+    """The filters: ``tin.filters`` with each transformation's ``semantic`` and ``fit`` thresholds and its
     ``epsilon`` for ``system`` (or its ``default``), deciding on ``grid`` (``resources.score_decimals``,
     :meth:`Parts.score_grid`)."""
     semantic: dict[str, float | None] = {}
+    fit: dict[str, float | None] = {}
     epsilon: dict[str, float] = {}
     for name, c in config.transformations.items():
         if system not in c.epsilon and "default" not in c.epsilon:
             raise ConfigError(f"tin.transformations.{name}.epsilon: no value for system {system!r} and no default")
         semantic[name] = c.semantic
+        fit[name] = c.fit
         epsilon[name] = c.epsilon[system] if system in c.epsilon else c.epsilon["default"]
     f = config.filters
     return FilterConfig(semantic_threshold=semantic, epsilon=epsilon, weight_min=f.weight_min,
-                        weight_mean=f.weight_mean, grid=grid)
+                        weight_mean=f.weight_mean, grid=grid, fit=fit, fit_window=f.fit_window)
 
 
 def label_mapper(label_maps: Any, system: Any, labels: Any = None) -> EntityMapper:

@@ -73,12 +73,14 @@ class Embedder(Block):
 
 
 class Filters(Block):
-    """``tin.filters``: the SynEval weights and packed scoring (the thresholds are in each transformation's
-    entry)."""
+    """``tin.filters``: the SynEval weights, packed scoring and the fit filter's window (the thresholds are in
+    each transformation's entry)."""
 
     weight_min: float
     weight_mean: float
     packed: bool
+    #: words after a replacement that the fit filter scores with it (null: the rest of the sentence)
+    fit_window: Annotated[int, Field(ge=0)] | None
 
 
 @dataclass(frozen=True)

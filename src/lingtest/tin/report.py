@@ -89,11 +89,12 @@ def table3_markdown(rows: Sequence[Mapping[str, Any]], transformations: Sequence
             m = r["mutants"].get(t)
             if m is None:
                 continue
-            gen.append([r["system"], label, f"{m['generated']:,}", f"{m['after_semantic']:,}", f"{m['kept']:,}",
-                        str(r["issues"].get(t, {}).get("issues", 0))])
+            after_fit = m.get("after_fit", m["after_semantic"])  # a generation from before the fit filter
+            gen.append([r["system"], label, f"{m['generated']:,}", f"{m['after_semantic']:,}", f"{after_fit:,}",
+                        f"{m['kept']:,}", str(r["issues"].get(t, {}).get("issues", 0))])
     out += ["\nMutants after each filter\n\n",
-            _table(["system", "transformation", "generated", "after semantic", "after naturalness", "issues"],
-                   gen)]
+            _table(["system", "transformation", "generated", "after semantic", "after fit", "after naturalness",
+                    "issues"], gen)]
     return "".join(out)
 
 

@@ -16,11 +16,14 @@ PROPER_NOUN_TAGS = frozenset({"NNP", "NNPS"})
 
 class TransformationConfig(Block):
     """An entry of ``tin.transformations`` (``conf/tin/default.yaml``): each transformation's ``Config``
-    extends this with its own keys. The two keys every entry has are the filters' settings for its
+    extends this with its own keys. The three keys every entry has are the filters' settings for its
     mutants (:func:`lingtest.tin.components.filter_config`)."""
 
     #: span-cosine threshold of the semantic filter (null: not filtered)
     semantic: float | None
+    #: least LM log-probability difference of a replacement against what it replaced, in its left context
+    #: (the fit filter, :mod:`lingtest.tin.filters`; null: not filtered)
+    fit: float | None
     #: naturalness tolerance by system under test (``default``: every other system)
     epsilon: dict[str, float]
 

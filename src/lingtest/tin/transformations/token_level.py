@@ -17,8 +17,11 @@ infinitive, a gerund, its particle as a phrasal verb (*testified against* -> *in
 conference* -> *said a news conference*, *killed four citizens* -> *stole four citizens*, *fired back* ->
 *rampaged back* are refused) - and is a WordNet relative of the original; an adjective before a noun or after
 a copula only by an adjective WordNet allows in that position and, for a comparative or superlative, of the
-same scale (:func:`~.frames.adjective_refusal`). A source without a dependency parse is not checked. The
-refusals are counted by reason in :attr:`TokenLevel.refused`.
+same scale (:func:`~.frames.adjective_refusal`). A source without a dependency parse is not checked. With
+``distinct_fill`` a fill that is already a word of the sentence with the original's tag is refused too
+(*Cuo Dan finishing a respectable seventh and Xu Nannan ninth* -> *... a respectable ninth and Xu Nannan
+ninth*): two words of one tag side by side are usually parallel, and the same word in both slots undoes the
+contrast. The refusals are counted by reason in :attr:`TokenLevel.refused`.
 """
 
 from __future__ import annotations
@@ -53,11 +56,13 @@ class TokenLevelConfig(TransformationConfig):
     min_score: float
     tags: tuple[str, ...]
     skip_lemmas: tuple[str, ...]
+    distinct_fill: bool
 
 
 class TokenLevel:
     """``proposer``: fill-in proposals; ``tagger``: PTB tags of sources and mutants; ``lexicon``: the WordNet
-    facts the frame rules read (``None``: fills are not checked against the frame)."""
+    facts the frame rules read (``None``: fills are not checked against the frame); ``distinct_fill``: refuse
+    a fill that repeats a word of the sentence with the original's tag."""
 
     name: ClassVar[str] = "token"
     label: ClassVar[str] = "Token-level"
@@ -68,10 +73,11 @@ class TokenLevel:
     def from_config(cls, config: TokenLevelConfig, parts: Any) -> TokenLevel:
         """The shared fill-in proposer and tagger of ``parts``; WordNet for the frame rules."""
         return cls(parts.fill, parts.tagger, top_k=config.top_k, min_score=config.min_score, tags=config.tags,
-                   skip_lemmas=config.skip_lemmas, lexicon=WordNetLexicon())
+                   skip_lemmas=config.skip_lemmas, lexicon=WordNetLexicon(), distinct_fill=config.distinct_fill)
 
     def __init__(self, proposer: FillProposer, tagger: Tagger, *, top_k: int, min_score: float,
-                 tags: Sequence[str], skip_lemmas: Sequence[str], lexicon: Lexicon | None = None) -> None:
+                 tags: Sequence[str], skip_lemmas: Sequence[str], lexicon: Lexicon | None = None,
+                 distinct_fill: bool = False) -> None:
         if top_k < 1:
             raise ValueError(f"top_k must be positive, got {top_k}")
         self.proposer = proposer
@@ -81,6 +87,7 @@ class TokenLevel:
         self.tags = frozenset(tags)
         self.skip_lemmas = frozenset(w.lower() for w in skip_lemmas)
         self.lexicon = lexicon
+        self.distinct_fill = bool(distinct_fill)
         #: fills refused by the rules (:meth:`fill_refusal`), by reason, over every call of :meth:`generate`
         self.refused: dict[str, int] = {}
 
@@ -121,6 +128,13 @@ class TokenLevel:
             return adjective_refusal(original, lemmatize(word, "ADJ").lower(), position, tag, self.lexicon)
         return None
 
+    @staticmethod
+    def repeats(tokens: Sequence[str], tags: Sequence[str], i: int, word: str) -> bool:
+        """Whether ``word`` is, case aside, a word of ``tokens`` other than the one at ``i`` with the tag of
+        the one at ``i``."""
+        low = word.lower()
+        return any(k != i and w.lower() == low and tags[k] == tags[i] for k, w in enumerate(tokens))
+
     def generate(self, sources: Sequence[TinSource]) -> list[Mutant]:
         if not sources:
             return []
@@ -140,7 +154,8 @@ class TokenLevel:
                 if f.score < self.min_score or not WORD_RE.match(word) or word.lower() in seen:
                     continue
                 seen.add(word.lower())
-                why = self.fill_refusal(sources[si], i, src_tags[si][i], word.lower())
+                why = ("repeats a word" if self.distinct_fill and self.repeats(tokens, src_tags[si], i, word)
+                       else self.fill_refusal(sources[si], i, src_tags[si][i], word.lower()))
                 if why is not None:
                     self.refused[why] = self.refused.get(why, 0) + 1
                     continue
