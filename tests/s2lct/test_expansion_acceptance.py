@@ -22,6 +22,7 @@ from lingtest.s2lct.expand import (
     rejected_share,
     removable_positions,
     repeats_across_boundary,
+    repeats_in_sentence,
     threshold_keeping,
 )
 from lingtest.s2lct.fill import (
@@ -266,6 +267,23 @@ def test_a_fill_repeating_the_word_next_to_its_mask_is_refused():
     assert repeats_across_boundary(["flick", "away", "away", "from"], [2])
     assert repeats_across_boundary(["Japan", "japan", ","], [0, 1])  # two masks side by side
     assert not repeats_across_boundary(["the", "away", "from"], [1])
+
+
+def test_a_fill_the_sentence_already_has_is_refused_when_sentence_repeat_is_off():
+    def tag_or(sentences):  # "or" as the mask's tag, so only the repeat rule can refuse it
+        return [["NNS" if w == "or" else TAGS.get(w, "NN") for w in s] for s in sentences]
+
+    def texts(acceptance):
+        ex = Expander(REFERENCE, ListProposer(["or", "cats"]), tag_or, acceptance=acceptance, top_masks=5,
+                      max_masks=9, max_masked=None, top_k=10, max_tries=20, keep=10, seed=1)
+        return [e.text for e in ex.expand([(or_both(), [PRED])], Knowledge())["or-both"]]
+
+    assert texts(NO_CHECKS) == ["Or both or .", "Or both cats ."]
+    once = Acceptance(boundary_repeat=True, trees=None, naturalness=None, sentence_repeat=False)
+    assert texts(once) == ["Or both cats ."]  # "or" is already the sentence's first word
+    assert repeats_in_sentence(["you", "also", "will", "also", "learn"], [1])
+    assert not repeats_in_sentence(["you", "also", "will", "learn"], [1])
+    assert repeats_in_sentence(["Also", "it", "is", "also"], [3])  # case-insensitive
 
 
 def test_spans_and_the_production_at_a_span():

@@ -226,7 +226,7 @@ def acceptance_of(ctx: StageContext, config: S2lctConfig, parser: Any) -> Accept
         parts = FillParts(ctx, lambda _w, _t: True)
         naturalness = Naturalness(parts.lm_scorer(None), grid=parts.score_grid, min_drop=v.min_naturalness_drop)
     return Acceptance(boundary_repeat=v.boundary_repeat, trees=trees_of(parser) if v.production else None,
-                      naturalness=naturalness)
+                      naturalness=naturalness, sentence_repeat=v.sentence_repeat)
 
 
 def collocations(config: S2lctConfig, sentences: Iterable[tuple[Sequence[str], Sequence[str | None]]]

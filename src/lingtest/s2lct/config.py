@@ -50,7 +50,7 @@ class Fill(LexiconLMFillConfig, MaskedLMFillConfig, LMNextFillConfig):
 class Validate(Block):
     """``s2lct.expansion.validate``: fillings tried and kept per masked sentence, the prefilter's
     ``alphanumeric``, and the acceptance rules of :class:`lingtest.s2lct.expand.Acceptance`: ``boundary_repeat``
-    (a fill may equal a word next to its mask), ``production`` (the re-parse must realise the chosen
+    (a fill may equal a word next to its mask), ``sentence_repeat`` (a fill may be a word the sentence has elsewhere), ``production`` (the re-parse must realise the chosen
     production) and ``min_naturalness_drop`` (null: not checked)."""
 
     max_tries: int
@@ -58,6 +58,7 @@ class Validate(Block):
     alphanumeric: bool
     refuse: list[str]           # names of s2lct.lexicons whose words no fill may be
     boundary_repeat: bool
+    sentence_repeat: bool       # whether a fill may be a word the sentence already has elsewhere
     production: bool
     min_naturalness_drop: float | None
 

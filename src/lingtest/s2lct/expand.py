@@ -219,12 +219,14 @@ def rejected_share(drops: Sequence[float], threshold: float) -> float:
 class Acceptance:
     """What an expansion must pass beyond its masks' tags and the search predicates
     (``s2lct.expansion.validate``): ``boundary_repeat`` (whether a fill may equal the word just before or
-    after its mask), ``trees`` (the parser that re-parses a filled sentence for the production check;
+    after its mask), ``sentence_repeat`` (whether a fill may be a word the sentence already has elsewhere:
+    *you [also] will also learn*), ``trees`` (the parser that re-parses a filled sentence for the production check;
     ``None``: not checked) and ``naturalness`` (the drop check; ``None``: not checked)."""
 
     boundary_repeat: bool
     trees: TreeParser | None
     naturalness: Naturalness | None
+    sentence_repeat: bool = True
 
 
 #: tags of words that keep their initial capital inside a sentence
@@ -263,6 +265,12 @@ def repeats_across_boundary(words: Sequence[str], positions: Sequence[int]) -> b
         if (p > 0 and words[p - 1].lower() == w) or (p + 1 < len(words) and words[p + 1].lower() == w):
             return True
     return False
+
+
+def repeats_in_sentence(words: Sequence[str], positions: Sequence[int]) -> bool:
+    """Whether a filled word (at ``positions``) is, case-insensitive, also a word elsewhere in the sentence."""
+    low = [w.lower() for w in words]
+    return any(low.count(low[p]) > 1 for p in positions)
 
 
 #: tokens a fill may not come right before: clitics a tokenizer splits off the word before them (``it 's``,
@@ -439,7 +447,8 @@ class Expander:
                 continue
             st.tag_ok += 1
             if splits_clitic(words, m.mask_positions) or (
-                    not self.acceptance.boundary_repeat and repeats_across_boundary(words, m.mask_positions)):
+                    not self.acceptance.boundary_repeat and repeats_across_boundary(words, m.mask_positions)) or (
+                    not self.acceptance.sentence_repeat and repeats_in_sentence(words, m.mask_positions)):
                 continue
             st.boundary_ok += 1
             s = SearchSentence(list(words), list(tags), found.sentence.label, id=found.sentence.id)
