@@ -177,6 +177,22 @@ def fit_texts(mutant: Mutant, window: int | None) -> tuple[str, str]:
             detokenize(mutant.tokens[: mutant.changed_followup[1] + window]))
 
 
+def _below(mutants: Sequence[Mutant], raw: Sequence[float], score: str, unit: str,
+           thresholds: Mapping[str, float | None], config: FilterConfig,
+           counts: dict[str, FilterCounts]) -> set[int]:
+    """Record each mutant's ``score`` (``raw`` on the grid's ``unit``) and return the ids of those under their
+    transformation's threshold, counted in ``counts`` as ``<score>_removed``."""
+    dropped: set[int] = set()
+    for m, value in zip(mutants, raw, strict=True):
+        v = config.grid.round(unit, value)
+        m.scores[score] = v
+        if v < float(thresholds[m.transformation]):  # type: ignore[arg-type]
+            dropped.add(id(m))
+            c = counts[m.transformation]
+            setattr(c, f"{score}_removed", getattr(c, f"{score}_removed") + 1)
+    return dropped
+
+
 def filter_mutants(mutants: Sequence[Mutant], *, embedder: TokenEmbedder | None, lm: TokenLogprobScorer,
                    config: FilterConfig, packed: bool = False) -> FilterResult:
     """Apply the three filters, on the grid of ``config.grid``; scores (on the grid) go to ``Mutant.scores``
@@ -196,25 +212,14 @@ def filter_mutants(mutants: Sequence[Mutant], *, embedder: TokenEmbedder | None,
         raise ConfigError("the semantic filter needs a token embedder")
     sims = span_similarities(embedder, [((m.source, m.changed), (m.tokens, m.changed_followup))  # type: ignore[arg-type,misc]
                                         for m in todo]) if todo else []
-    dropped: set[int] = set()
-    for m, raw in zip(todo, sims, strict=True):
-        sim = config.grid.round("similarity", raw)
-        m.scores["semantic"] = sim
-        if sim < float(config.semantic_threshold[m.transformation]):  # type: ignore[arg-type]
-            dropped.add(id(m))
-            counts[m.transformation].semantic_removed += 1
+    dropped = _below(todo, sims, "semantic", "similarity", config.semantic_threshold, config, counts)
     survivors = [m for m in mutants if id(m) not in dropped]
 
     # fit
     todo = [m for m in survivors if m.changed is not None and m.changed_followup is not None
             and config.fit.get(m.transformation) is not None]
     diffs = logprob_differences(lm, [fit_texts(m, config.fit_window) for m in todo]) if todo else []
-    for m, raw in zip(todo, diffs, strict=True):
-        fit = config.grid.round("logprob", raw)
-        m.scores["fit"] = fit
-        if fit < float(config.fit[m.transformation]):  # type: ignore[arg-type]
-            dropped.add(id(m))
-            counts[m.transformation].fit_removed += 1
+    dropped = _below(todo, diffs, "fit", "logprob", config.fit, config, counts)
     survivors = [m for m in survivors if id(m) not in dropped]
 
     # naturalness
