@@ -1,0 +1,93 @@
+"""How far two reviews of the same cases agree on well-formedness, and the rate once a third judge decides
+where they disagree.
+
+    .venv/bin/python bench/bench_review_agreement.py --a reviews/<first> --b reviews/<second>
+        [--adjudication FILE] [--out bench/results/review_agreement.json] [--name NAME]
+
+``--a`` and ``--b`` are two review folders (``labels.jsonl`` each) that judged cases with the same ids: the same
+suite twice, or two versions of a suite whose cases (S2LCT's expanded sentences: the sentence's hash) are
+mostly the same. Each reviewer's latest judgement of a case counts (``lingtest.review.labels.latest``). For the
+cases both judged: the two-by-two table of well-formed judgements, the observed agreement and Cohen's kappa
+(scikit-learn). ``--adjudication``: a JSONL file of ``{"id", "well_formed", "note"}`` rows, a third judge's
+decision on the cases the two reviews disagree on; the consensus rate of ``--b``'s cases is then: a case is
+well-formed when both reviews say so, or, where they disagree, when the third judge does (a case only ``--b``
+judged keeps its judgement), with its 95% Wilson interval. The result is stored under ``NAME`` (default: the
+second folder's name) in ``--out``, other names kept.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def well_formed(folder: Path) -> dict[str, bool]:
+    """Case id -> well-formed, from the latest judgement of each case in ``folder``'s labels (the last reviewer's
+    when several judged it); cases not judged for well-formedness are left out."""
+    from lingtest.review.labels import latest, read_labels
+
+    _, judgements = read_labels(folder / "labels.jsonl")
+    return {j.id: bool(j.well_formed) for j in latest(judgements) if j.well_formed is not None}
+
+
+def agreement(a: dict[str, bool], b: dict[str, bool], adjudication: dict[str, bool] | None) -> dict[str, Any]:
+    """The comparison of two reviews (module doc)."""
+    from sklearn.metrics import cohen_kappa_score
+
+    from lingtest.review.rates import wilson_interval
+
+    common = sorted(set(a) & set(b))
+    table = {f"{x}/{y}": sum(1 for i in common if a[i] == x and b[i] == y)
+             for x in (True, False) for y in (True, False)}
+    disagree = [i for i in common if a[i] != b[i]]
+    out: dict[str, Any] = {
+        "judged_a": len(a), "judged_b": len(b), "common": len(common), "table_a_by_b": table,
+        "agreed": len(common) - len(disagree), "disagreed": len(disagree),
+        "observed_agreement": round((len(common) - len(disagree)) / len(common), 4) if common else None,
+        "cohen_kappa": round(float(cohen_kappa_score([a[i] for i in common], [b[i] for i in common])), 4)
+        if common and len({*a.values(), *b.values()}) > 1 else None,
+        "well_formed_a": sum(a[i] for i in common), "well_formed_b": sum(b[i] for i in common)}
+    if adjudication is not None:
+        missing = [i for i in disagree if i not in adjudication]
+        if missing:
+            raise SystemExit(f"the adjudication lacks {len(missing)} disagreed cases: {', '.join(missing[:5])}")
+        final = {i: (adjudication[i] if i in disagree else b[i]) for i in b}
+        k, n = sum(final.values()), len(final)
+        lo, hi = wilson_interval(k, n)
+        out["consensus"] = {"well_formed": k, "judged": n, "rate": round(k / n, 4),
+                            "wilson_95": [round(lo, 4), round(hi, 4)],
+                            "adjudicated_well_formed": sum(adjudication[i] for i in disagree)}
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--a", type=Path, required=True, help="the first review folder")
+    ap.add_argument("--b", type=Path, required=True, help="the second review folder")
+    ap.add_argument("--adjudication", type=Path, help="JSONL {id, well_formed, note}: a third judge's decisions")
+    ap.add_argument("--name", help="the key the result is stored under (default: the second folder's name)")
+    ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "review_agreement.json")
+    args = ap.parse_args(argv)
+    adjudication = None
+    if args.adjudication is not None:
+        rows = [json.loads(line) for line in args.adjudication.read_text(encoding="utf-8").splitlines() if line]
+        adjudication = {str(r["id"]): bool(r["well_formed"]) for r in rows}
+    result = json.loads(args.out.read_text(encoding="utf-8")) if args.out.is_file() else {}
+    result.setdefault("benchmark", "review_agreement")
+    name = args.name or args.b.name
+    result.setdefault("pairs", {})[name] = {
+        "a": args.a.name, "b": args.b.name,
+        "adjudication": None if args.adjudication is None else str(args.adjudication),
+        **agreement(well_formed(args.a), well_formed(args.b), adjudication)}
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    print(json.dumps(result["pairs"][name], indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
