@@ -50,8 +50,9 @@ class Fill(LexiconLMFillConfig, MaskedLMFillConfig, LMNextFillConfig):
 class Validate(Block):
     """``s2lct.expansion.validate``: fillings tried and kept per masked sentence, the prefilter's
     ``alphanumeric``, and the acceptance rules of :class:`lingtest.s2lct.expand.Acceptance`: ``boundary_repeat``
-    (a fill may equal a word next to its mask), ``sentence_repeat`` (a fill may be a word the sentence has elsewhere), ``production`` (the re-parse must realise the chosen
-    production) and ``min_naturalness_drop`` (null: not checked)."""
+    (a fill may equal a word next to its mask), ``sentence_repeat`` (a fill may be a word the sentence has
+    elsewhere), ``production`` (the re-parse must realise the chosen production) and ``min_naturalness_drop``
+    (null: not checked)."""
 
     max_tries: int
     keep: int
