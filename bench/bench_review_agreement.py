@@ -43,7 +43,7 @@ def agreement(a: dict[str, bool], b: dict[str, bool], adjudication: dict[str, bo
     common = sorted(set(a) & set(b))
     table = {f"{x}/{y}": sum(1 for i in common if a[i] == x and b[i] == y)
              for x in (True, False) for y in (True, False)}
-    disagree = [i for i in common if a[i] != b[i]]
+    disagree = {i for i in common if a[i] != b[i]}
     out: dict[str, Any] = {
         "judged_a": len(a), "judged_b": len(b), "common": len(common), "table_a_by_b": table,
         "agreed": len(common) - len(disagree), "disagreed": len(disagree),
@@ -52,7 +52,7 @@ def agreement(a: dict[str, bool], b: dict[str, bool], adjudication: dict[str, bo
         if common and len({*a.values(), *b.values()}) > 1 else None,
         "well_formed_a": sum(a[i] for i in common), "well_formed_b": sum(b[i] for i in common)}
     if adjudication is not None:
-        missing = [i for i in disagree if i not in adjudication]
+        missing = sorted(i for i in disagree if i not in adjudication)
         if missing:
             raise SystemExit(f"the adjudication lacks {len(missing)} disagreed cases: {', '.join(missing[:5])}")
         final = {i: (adjudication[i] if i in disagree else b[i]) for i in b}

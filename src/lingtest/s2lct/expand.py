@@ -329,7 +329,7 @@ class ExpansionStats:
     no_candidates: int = 0
     tried: int = 0
     tag_ok: int = 0
-    boundary_ok: int = 0
+    boundary_ok: int = 0            # no clitic split, no repeat next to the mask or (sentence_repeat) in the sentence
     predicates_ok: int = 0
     checked: int = 0
     production_ok: int = 0

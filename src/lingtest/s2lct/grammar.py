@@ -35,8 +35,8 @@ from typing import Any, NamedTuple
 __all__ = ["CLAUSE_LABELS", "EDGE_AFTER", "EDGE_BEFORE", "Insertion", "MaskedSentence", "Node", "ReferenceCFG",
            "allowed_insertion", "attested_words", "child_is", "clause_before", "collocated_counts", "embed",
            "fronted_before", "in_main_clause", "insertion_context", "is_word_pos", "leaf_span", "masked_sentences",
-           "node_from_tree", "one_word_tag", "parse_bracketed", "production_rule_coverage", "productions", "realises",
-           "Slot", "slot_contexts", "spans", "strip_function_tags"]
+           "node_from_tree", "one_word_tag", "parse_bracketed", "path_nodes", "production_rule_coverage",
+           "productions", "realises", "Slot", "slot_contexts", "spans", "strip_function_tags"]
 
 Production = tuple[str, tuple[str, ...]]
 
@@ -153,6 +153,14 @@ def parse_bracketed(text: str) -> Node:
 def productions(tree: Node) -> list[Production]:
     """The non-lexical productions ``(lhs, rhs)`` of ``tree`` in pre-order (repeats kept)."""
     return [(n.label, n.rhs()) for _, n in tree.subtrees() if n.children]
+
+
+def path_nodes(tree: Node, path: tuple[int, ...]) -> list[Node]:
+    """The nodes from ``tree`` down to the node at ``path``, both included."""
+    chain = [tree]
+    for i in path:
+        chain.append(chain[-1].children[i])
+    return chain
 
 
 def leaf_span(tree: Node, path: tuple[int, ...]) -> tuple[int, int]:
@@ -443,12 +451,7 @@ def in_main_clause(tree: Node, path: tuple[int, ...]) -> bool:
     an optional root label, then ``S`` (conjoined main clauses: ``S`` under ``S``), then ``VP`` only. A clause under
     ``SBAR`` (*as the story unfolds*), a ``VP`` (*help Chicago make*), an ``NP`` or a ``PP`` is not the main one:
     an adverb such as *also* inserted there has nothing to attach to."""
-    labels = [tree.label]
-    node = tree
-    for i in path:
-        node = node.children[i]
-        labels.append(node.label)
-    labels = [strip_function_tags(lab) for lab in labels]
+    labels = [strip_function_tags(n.label) for n in path_nodes(tree, path)]
     if labels and labels[0] in ROOT_LABELS:
         labels = labels[1:]
     k = 0
@@ -469,10 +472,7 @@ def clause_before(tree: Node, path: tuple[int, ...], position: int) -> list[int]
     nested in it (``S``, ``SBAR``, ...) that do not hold ``position``: in *only the elite looters [also] are
     enriched when they import*, *only* is in the mask's clause; in *they do not care and law will [also] ignore*,
     parsed as two conjoined clauses, *not* is not."""
-    chain, node = [tree], tree
-    for i in path:
-        node = node.children[i]
-        chain.append(node)
+    chain = path_nodes(tree, path)
     low = max((d for d, n in enumerate(chain) if strip_function_tags(n.label) in CLAUSE_LABELS), default=0)
     top = path[:low]
     start, _ = leaf_span(tree, top)
@@ -510,10 +510,7 @@ def fronted_before(m: MaskedSentence, wh: frozenset[str]) -> bool:
     Read on the words, not the tree: a parser seldom parses an exclamative in a post as one."""
     [p] = m.mask_positions
     words, tags = [w.lower() if w is not None else None for w in m.words], m.tags
-    expanded = m.tree
-    for i in m.path:
-        expanded = expanded.children[i]
-    kids = expanded.children
+    kids = path_nodes(m.tree, m.path)[-1].children
     j = next(i for i, c in enumerate(kids) if c.is_mask)
     skip = p - 1 if j > 0 and not kids[j - 1].children else None
     for i in range(p - 1, -1, -1):
