@@ -450,3 +450,38 @@ def test_a_fill_before_the_first_word_takes_the_sentences_initial_case():
     out = exp.expand([(seed, [PRED])], Knowledge())
     assert prop.requests == [["{DT}", "strange", "film", "."]]
     assert [(e.text, e.fills) for e in out["sf"]] == [("All strange film .", ("All",))]
+
+
+class TotalLM:
+    """Token log-probabilities from a table of per-token lists (the mean and the total differ); records groups."""
+
+    def __init__(self, table):
+        self.table = table
+        self.scored = []
+
+    def token_logprobs_grouped(self, groups):
+        from lingtest.resources.lm import TokenScores
+
+        self.scored.extend(groups)
+        return [[TokenScores(t, ["x"] * len(self.table[t]), [0] * len(self.table[t]), self.table[t]) for t in g]
+                for g in groups]
+
+
+def test_the_insertion_bound_refuses_a_word_that_costs_the_sentence_too_much():
+    # totals: seed -4.0; ways -5.0 (-1.0), things -7.5 (-3.5), sides -6.0 (-2.0); every mean drop is small
+    lm = TotalLM({"Or both .": [-2.0, -2.0], "Or both ways .": [-2.0, -2.0, -1.0],
+                  "Or both things .": [-2.5, -2.5, -2.5], "Or both sides .": [-2.0, -2.0, -2.0]})
+    nat = Naturalness(lm, grid=GRID, min_drop=-1.0)
+    st = ExpansionStats()
+    acc = Acceptance(boundary_repeat=False, trees=None, naturalness=nat, min_insertion_logprob={"NNS": -2.0})
+    out = expander(ListProposer(["ways", "things", "sides"]), acc).expand([(or_both(), [PRED])], Knowledge(), st)
+    assert [e.text for e in out["or-both"]] == ["Or both ways .", "Or both sides ."]  # sides: at the bound, kept
+    assert (st.checked, st.natural_ok, st.insertion_ok) == (3, 3, 2)
+    assert nat.insertion_logprobs([("Or both things .", "Or both .")]) == [-3.5] and nat.texts_scored == 4
+    # another tag's bound does not apply; the bound needs the scorer
+    other = Acceptance(boundary_repeat=False, trees=None, naturalness=Naturalness(lm, grid=GRID, min_drop=-1.0),
+                       min_insertion_logprob={"JJ": 0.0})
+    assert len(expander(ListProposer(["ways", "things", "sides"]), other).expand(
+        [(or_both(), [PRED])], Knowledge())["or-both"]) == 3
+    with pytest.raises(ValueError, match="needs the naturalness scorer"):
+        Acceptance(boundary_repeat=False, trees=None, naturalness=None, min_insertion_logprob={"NNS": -2.0})

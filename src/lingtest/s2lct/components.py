@@ -218,15 +218,18 @@ def trees_of(parser: Any) -> Callable[[list[list[str]]], list[Node | None]]:
 
 def acceptance_of(ctx: StageContext, config: S2lctConfig, parser: Any) -> Acceptance:
     """The acceptance rules of ``s2lct.expansion.validate``: the production check with ``parser``'s trees, the
-    naturalness check with the causal LM of ``resources.lm`` (the fill proposer's model: one per process) on the
-    grid of ``resources.score_decimals``."""
+    naturalness and insertion checks with the causal LM of ``resources.lm`` (the fill proposer's model: one per
+    process) on the grid of ``resources.score_decimals``."""
     v = config.expansion.validation
     naturalness = None
-    if v.min_naturalness_drop is not None:
+    if v.min_naturalness_drop is not None or v.min_insertion_logprob:
         parts = FillParts(ctx, lambda _w, _t: True)
-        naturalness = Naturalness(parts.lm_scorer(None), grid=parts.score_grid, min_drop=v.min_naturalness_drop)
+        naturalness = Naturalness(parts.lm_scorer(None), grid=parts.score_grid,
+                                  min_drop=v.min_naturalness_drop if v.min_naturalness_drop is not None
+                                  else float("-inf"))
     return Acceptance(boundary_repeat=v.boundary_repeat, trees=trees_of(parser) if v.production else None,
-                      naturalness=naturalness, sentence_repeat=v.sentence_repeat)
+                      naturalness=naturalness, sentence_repeat=v.sentence_repeat,
+                      min_insertion_logprob=dict(v.min_insertion_logprob))
 
 
 def collocations(config: S2lctConfig, sentences: Iterable[tuple[Sequence[str], Sequence[str | None]]]

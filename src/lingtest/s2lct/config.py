@@ -51,8 +51,9 @@ class Validate(Block):
     """``s2lct.expansion.validate``: fillings tried and kept per masked sentence, the prefilter's
     ``alphanumeric``, and the acceptance rules of :class:`lingtest.s2lct.expand.Acceptance`: ``boundary_repeat``
     (a fill may equal a word next to its mask), ``sentence_repeat`` (a fill may be a word the sentence has
-    elsewhere), ``production`` (the re-parse must realise the chosen production) and ``min_naturalness_drop``
-    (null: not checked)."""
+    elsewhere), ``production`` (the re-parse must realise the chosen production), ``min_naturalness_drop``
+    (null: not checked) and ``min_insertion_logprob`` (per mask tag: the least insertion log-probability of a
+    one-word insertion of that tag; ``{}``: none checked)."""
 
     max_tries: int
     keep: int
@@ -62,6 +63,7 @@ class Validate(Block):
     sentence_repeat: bool       # whether a fill may be a word the sentence already has elsewhere
     production: bool
     min_naturalness_drop: float | None
+    min_insertion_logprob: dict[str, float]   # mask tag -> least total log-prob of the expansion minus the seed's
 
 
 class InsertionRule(Block):

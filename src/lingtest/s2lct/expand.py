@@ -22,8 +22,10 @@ For a found sentence with its tree, :class:`Expander`
    the filled sentence (with the seed's label); then, in the tried order and in batches until ``keep``
    fillings per masked sentence are accepted, the re-parsed sentence realises the production the grammar
    chose at the expanded constituent (:func:`~lingtest.s2lct.grammar.realises` over the constituent's
-   leaves: its label and its children's labels) and its naturalness drop against the seed is at least
-   ``min_drop`` (:class:`Naturalness`). The accepted fillings are the expansions.
+   leaves: its label and its children's labels), its naturalness drop against the seed is at least
+   ``min_drop`` (:class:`Naturalness`) and, for a mask whose tag ``min_insertion_logprob`` lists, the insertion's
+   log-probability is at least that tag's bound (:meth:`Naturalness.insertion_logprobs`). The accepted fillings are
+   the expansions.
 
 Naturalness (:class:`Naturalness`, the acceptance rule above, and its calibration):
 
@@ -34,6 +36,12 @@ Naturalness (:class:`Naturalness`, the acceptance rule above, and its calibratio
   natural.
   :class:`Naturalness` accepts an expansion whose drop is at least ``min_drop``
   (``s2lct.expansion.validate.min_naturalness_drop``).
+* The *insertion log-probability* of an expansion is its total log-probability (the sum over its tokens, on
+  the grid) minus its seed's: how much less probable the LM finds the sentence with the word than without it.
+  A mean hides a short word in a long sentence; the total does not, and an additive *also* that clashes with
+  the sentence (*but Hollywood [also] has squandered*, *the only rip off ... [also] was*) lowers it more than
+  one the sentence takes. Its bound per tag (``s2lct.expansion.validate.min_insertion_logprob``) is calibrated
+  as the drop is, on real sentences with such a word in such a slot (``bench/bench_s2lct_insertion.py``).
 * Calibration (``bench/bench_s2lct_naturalness.py``): *real* pairs are a real sentence against itself with
   one removable word deleted (:func:`removable_positions`: the inverse of an expansion, which inserts a
   word-level POS into a production), *corrupted* pairs a corruption of the real sentence against the real
@@ -100,6 +108,8 @@ class Naturalness:
         self.grid = grid
         self.min_drop = float(min_drop)
         self.memo: dict[str, float] = {}
+        #: each scored text's total log-probability (the sum over its tokens), on the grid
+        self.totals: dict[str, float] = {}
         self.texts_scored = 0
 
     def score_groups(self, groups: Sequence[Sequence[str]]) -> None:
@@ -117,6 +127,7 @@ class Naturalness:
         for texts, scores in zip(todo, self.scorer.token_logprobs_grouped(todo), strict=True):
             for t, ts in zip(texts, scores, strict=True):
                 self.memo.setdefault(t, self.grid.round("logprob", ts.mean))
+                self.totals.setdefault(t, self.grid.round("logprob", ts.total))
         self.texts_scored += sum(len(g) for g in todo)
 
     def of(self, texts: Sequence[str]) -> list[float]:
@@ -131,6 +142,15 @@ class Naturalness:
             by_seed.setdefault(seed, [seed]).append(exp)
         self.score_groups(list(by_seed.values()))
         return [naturalness_drop(self.memo[e], self.memo[s], self.grid) for e, s in pairs]
+
+    def insertion_logprobs(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
+        """The insertion log-probability of each ``(expansion, seed)`` pair: the expansion's total log-probability
+        minus the seed's, on the ``logprob`` grid (scored as :meth:`drops` scores them, each text once)."""
+        by_seed: dict[str, list[str]] = {}
+        for exp, seed in pairs:
+            by_seed.setdefault(seed, [seed]).append(exp)
+        self.score_groups(list(by_seed.values()))
+        return [naturalness_drop(self.totals[e], self.totals[s], self.grid) for e, s in pairs]
 
     def accepts(self, pairs: Sequence[tuple[str, str]]) -> list[bool]:
         """Whether each ``(expansion, seed)`` pair's drop is at least ``min_drop``."""
@@ -221,12 +241,19 @@ class Acceptance:
     (``s2lct.expansion.validate``): ``boundary_repeat`` (whether a fill may equal the word just before or
     after its mask), ``sentence_repeat`` (whether a fill may be a word the sentence already has elsewhere:
     *you [also] will also learn*), ``trees`` (the parser that re-parses a filled sentence for the production check;
-    ``None``: not checked) and ``naturalness`` (the drop check; ``None``: not checked)."""
+    ``None``: not checked), ``naturalness`` (the drop check; ``None``: not checked) and ``min_insertion_logprob``
+    (per mask tag: the least :meth:`Naturalness.insertion_logprobs` value of a filling whose one mask has that tag;
+    other tags and fillings of several masks are not checked; it needs ``naturalness``, whose scores it reads)."""
 
     boundary_repeat: bool
     trees: TreeParser | None
     naturalness: Naturalness | None
     sentence_repeat: bool = True
+    min_insertion_logprob: Mapping[str, float] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.min_insertion_logprob and self.naturalness is None:
+            raise ValueError("min_insertion_logprob needs the naturalness scorer (naturalness=None)")
 
 
 #: tags of words that keep their initial capital inside a sentence
@@ -334,6 +361,7 @@ class ExpansionStats:
     checked: int = 0
     production_ok: int = 0
     natural_ok: int = 0
+    insertion_ok: int = 0           # the insertion log-probability within its mask tag's bound (or not checked)
     expansions: int = 0
     seeds_expanded: int = 0
     extra: dict[str, int] = field(default_factory=dict)
@@ -341,7 +369,7 @@ class ExpansionStats:
     COUNTS: ClassVar[tuple[str, ...]] = ("sentences", "with_tree", "masked", "masked_allowed", "masked_used",
                                          "no_candidates",
                                          "tried", "tag_ok", "boundary_ok", "predicates_ok", "checked",
-                                         "production_ok", "natural_ok", "expansions", "seeds_expanded")
+                                         "production_ok", "natural_ok", "insertion_ok", "expansions", "seeds_expanded")
 
     def to_dict(self) -> dict[str, int]:
         return {k: getattr(self, k) for k in self.COUNTS}
@@ -374,8 +402,9 @@ class Expander:
         self.max_tries = int(max_tries)
         self.keep = int(keep)
         self.seed = int(seed)
-        #: when a list: each filling the production or naturalness check refused, as ``(text, check, drop)``
-        #: (``drop``: the naturalness drop, ``None`` when the production check refused it); for inspection
+        #: when a list: each filling the production, naturalness or insertion check refused, as
+        #: ``(text, check, value)`` (the naturalness drop or the insertion log-probability; ``None`` when the
+        #: production check refused it); for inspection
         self.trace: list[tuple[str, str, float | None]] | None = None
 
     # -- steps 1-4 ----------------------------------------------------------------------------
@@ -524,6 +553,23 @@ class Expander:
                 if not ok[k] and self.trace is not None:
                     self.trace.append((pair[0], "naturalness", d))
         st.natural_ok += sum(ok)
+        if acc.min_insertion_logprob and acc.naturalness is not None:
+            todo = []
+            pairs = []
+            bounds: list[float] = []
+            for k in range(len(batch)):
+                m = jobs[tries[batch[k]][0]][2]
+                tag = m.tags[m.mask_positions[0]] if len(m.mask_positions) == 1 else ""
+                if ok[k] and tag in acc.min_insertion_logprob:
+                    todo.append(k)
+                    pairs.append((" ".join(tries[batch[k]][1]), " ".join(jobs[tries[batch[k]][0]][0].sentence.words)))
+                    bounds.append(acc.min_insertion_logprob[tag])
+            values = acc.naturalness.insertion_logprobs(pairs) if pairs else []
+            for k, pair, c, bound in zip(todo, pairs, values, bounds, strict=True):
+                ok[k] = c >= bound
+                if not ok[k] and self.trace is not None:
+                    self.trace.append((pair[0], "insertion", c))
+        st.insertion_ok += sum(ok)
         return ok
 
 
