@@ -2,7 +2,7 @@
 where they disagree.
 
     .venv/bin/python bench/bench_review_agreement.py --a reviews/<first> --b reviews/<second>
-        [--adjudication FILE] [--out bench/results/review_agreement.json] [--name NAME]
+        [--adjudication FILE] [--c reviews/<third>] [--out bench/results/review_agreement.json] [--name NAME]
 
 ``--a`` and ``--b`` are two review folders (``labels.jsonl`` each) that judged cases with the same ids: the same
 suite twice, or two versions of a suite whose cases (S2LCT's expanded sentences: the sentence's hash) are
@@ -12,7 +12,9 @@ cases both judged: the two-by-two table of well-formed judgements, the observed 
 decision on the cases the two reviews disagree on; the consensus rate of ``--b``'s cases is then: a case is
 well-formed when both reviews say so, or, where they disagree, when the third judge does (a case only ``--b``
 judged keeps its judgement), with its 95% Wilson interval. The result is stored under ``NAME`` (default: the
-second folder's name) in ``--out``, other names kept.
+second folder's name, or the third's with ``--c``) in ``--out``, other names kept. ``--c``: a third review
+folder, judged blind to the other two: for the cases all three judged, each reviewer's well-formed count and
+the majority's (a case is well-formed when at least two of the three say so), with its 95% Wilson interval.
 """
 
 from __future__ import annotations
@@ -64,11 +66,27 @@ def agreement(a: dict[str, bool], b: dict[str, bool], adjudication: dict[str, bo
     return out
 
 
+def majority(reviews: list[dict[str, bool]]) -> dict[str, Any]:
+    """The cases every review judged: each review's well-formed count and the majority's (more than half of the
+    reviews say well-formed), with its 95% Wilson interval."""
+    from lingtest.review.rates import wilson_interval
+
+    common = sorted(set.intersection(*(set(r) for r in reviews))) if reviews else []
+    if not common:
+        raise SystemExit("no case is judged by every review")
+    k = sum(2 * sum(r[i] for r in reviews) > len(reviews) for i in common)
+    lo, hi = wilson_interval(k, len(common))
+    return {"common": len(common), "well_formed_each": [sum(r[i] for i in common) for r in reviews],
+            "unanimous": sum(len({r[i] for r in reviews}) == 1 for i in common),
+            "well_formed": k, "rate": round(k / len(common), 4), "wilson_95": [round(lo, 4), round(hi, 4)]}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--a", type=Path, required=True, help="the first review folder")
     ap.add_argument("--b", type=Path, required=True, help="the second review folder")
     ap.add_argument("--adjudication", type=Path, help="JSONL {id, well_formed, note}: a third judge's decisions")
+    ap.add_argument("--c", type=Path, help="a third review folder: the majority of the three")
     ap.add_argument("--name", help="the key the result is stored under (default: the second folder's name)")
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "review_agreement.json")
     args = ap.parse_args(argv)
@@ -78,11 +96,14 @@ def main(argv: list[str] | None = None) -> int:
         adjudication = {str(r["id"]): bool(r["well_formed"]) for r in rows}
     result = json.loads(args.out.read_text(encoding="utf-8")) if args.out.is_file() else {}
     result.setdefault("benchmark", "review_agreement")
-    name = args.name or args.b.name
-    result.setdefault("pairs", {})[name] = {
-        "a": args.a.name, "b": args.b.name,
-        "adjudication": None if args.adjudication is None else str(args.adjudication),
-        **agreement(well_formed(args.a), well_formed(args.b), adjudication)}
+    name = args.name or (args.c or args.b).name
+    entry = {"a": args.a.name, "b": args.b.name,
+             "adjudication": None if args.adjudication is None else str(args.adjudication),
+             **agreement(well_formed(args.a), well_formed(args.b), adjudication)}
+    if args.c is not None:
+        entry["c"] = args.c.name
+        entry["majority"] = majority([well_formed(args.a), well_formed(args.b), well_formed(args.c)])
+    result.setdefault("pairs", {})[name] = entry
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     print(json.dumps(result["pairs"][name], indent=1))
