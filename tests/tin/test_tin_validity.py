@@ -119,6 +119,11 @@ def test_table3_adds_the_validity_table_for_labelled_rows():
     assert "| system | Token-level | Entity shuffle | overall | precision | adjusted precision |" in text
     assert "| sys | 2/4 (50.0%) | – | 2/4 (50.0%) | 100.0% | 50.0% (1 on invalid) |" in text
     assert "Validity" not in table3_markdown([{**row, "labelled": False}], [("token", "Token-level")])
+    # precision: a transformation without issues says how many mutants it checked, or that it had none
+    assert "| sys | 2 issues | no mutants | 100.0% (2/2) |" in text
+    quiet = {**row, "issues": {**row["issues"], "token": {"checked": 29, "issues": 0}, "shuffle": {"checked": 1}}}
+    assert "| sys | no issue in 29 mutants | no issue in 1 mutant | 100.0% (2/2) |" in table3_markdown(
+        [quiet], [("token", "Token-level"), ("shuffle", "Entity shuffle")])
 
 
 def test_table3_counts_the_mutants_after_each_filter():

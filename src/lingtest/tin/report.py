@@ -1,7 +1,8 @@
 """TIN's README tables in the layout of the paper's Tables 3, 4 and 6, and a plot, from the
 per-system metrics the stages write (pure functions of those dicts).
 
-* Table 3: precision per transformation and overall, ``p% (erroneous/issues)``, one row per system;
+* Table 3: precision per transformation and overall, ``p% (erroneous/issues)``, one row per system (a
+  transformation without issues: how many mutants were checked);
   below it what the automatic grading adds: issues whose source prediction is wrong, hits (wrong
   source sentences revealed by an issue / all wrong sources) and the error categories (RQ2), the
   validity of the checked mutants (gold preserved) with the precision that counts issues on invalid
@@ -30,8 +31,11 @@ def _pct(x: float | None) -> str:
 
 
 def _cell(row: Mapping[str, Any] | None) -> str:
+    """``p% (erroneous/issues)``; without issues the precision is undefined and the cell says how many mutants
+    were checked and found none (``no issue in 29 mutants``), or that there were none."""
     if not row or not row.get("issues"):
-        return "– (0/0)"
+        checked = int(row.get("checked") or 0) if row else 0
+        return f"no issue in {checked:,} mutant{'s' if checked != 1 else ''}" if checked else "no mutants"
     if row.get("erroneous") is None:
         return f"{row['issues']} issues"
     return f"{_pct(row.get('precision'))} ({row['erroneous']}/{row['issues']})"
