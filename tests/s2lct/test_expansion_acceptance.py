@@ -325,17 +325,19 @@ def test_a_fill_whose_reparse_misses_the_production_is_refused():
 
 
 class MeanLM:
-    """Mean token log-probabilities from a table (one token per text); records the groups it scores."""
+    """Token log-probabilities from a table: one token per text (a number) or a list of them (the mean and the
+    total then differ); records the groups it scores."""
 
     def __init__(self, table):
-        self.table = table
+        self.table = {t: v if isinstance(v, list) else [v] for t, v in table.items()}
         self.scored = []
 
     def token_logprobs_grouped(self, groups):
         from lingtest.resources.lm import TokenScores
 
         self.scored.extend(groups)
-        return [[TokenScores(t, ["x"], [0], [self.table[t]]) for t in g] for g in groups]
+        return [[TokenScores(t, ["x"] * len(self.table[t]), [0] * len(self.table[t]), self.table[t]) for t in g]
+                for g in groups]
 
 
 def test_the_naturalness_threshold_refuses_a_low_scoring_fill():
@@ -452,24 +454,9 @@ def test_a_fill_before_the_first_word_takes_the_sentences_initial_case():
     assert [(e.text, e.fills) for e in out["sf"]] == [("All strange film .", ("All",))]
 
 
-class TotalLM:
-    """Token log-probabilities from a table of per-token lists (the mean and the total differ); records groups."""
-
-    def __init__(self, table):
-        self.table = table
-        self.scored = []
-
-    def token_logprobs_grouped(self, groups):
-        from lingtest.resources.lm import TokenScores
-
-        self.scored.extend(groups)
-        return [[TokenScores(t, ["x"] * len(self.table[t]), [0] * len(self.table[t]), self.table[t]) for t in g]
-                for g in groups]
-
-
 def test_the_insertion_bound_refuses_a_word_that_costs_the_sentence_too_much():
     # totals: seed -4.0; ways -5.0 (-1.0), things -7.5 (-3.5), sides -6.0 (-2.0); every mean drop is small
-    lm = TotalLM({"Or both .": [-2.0, -2.0], "Or both ways .": [-2.0, -2.0, -1.0],
+    lm = MeanLM({"Or both .": [-2.0, -2.0], "Or both ways .": [-2.0, -2.0, -1.0],
                   "Or both things .": [-2.5, -2.5, -2.5], "Or both sides .": [-2.0, -2.0, -2.0]})
     nat = Naturalness(lm, grid=GRID, min_drop=-1.0)
     st = ExpansionStats()
