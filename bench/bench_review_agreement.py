@@ -14,7 +14,8 @@ well-formed when both reviews say so, or, where they disagree, when the third ju
 judged keeps its judgement), with its 95% Wilson interval. The result is stored under ``NAME`` (default: the
 second folder's name, or the third's with ``--c``) in ``--out``, other names kept. ``--c``: a third review
 folder, judged blind to the other two: for the cases all three judged, each reviewer's well-formed count and
-the majority's (a case is well-formed when at least two of the three say so), with its 95% Wilson interval.
+the majority's (a case is well-formed when at least two of the three say so), with its 95% Wilson interval,
+stored alone (``--adjudication`` is not read).
 """
 
 from __future__ import annotations
@@ -87,7 +88,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--b", type=Path, required=True, help="the second review folder")
     ap.add_argument("--adjudication", type=Path, help="JSONL {id, well_formed, note}: a third judge's decisions")
     ap.add_argument("--c", type=Path, help="a third review folder: the majority of the three")
-    ap.add_argument("--name", help="the key the result is stored under (default: the second folder's name)")
+    ap.add_argument("--name", help="the key the result is stored under (default: the second folder's name; "
+                                   "with --c the third's)")
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "review_agreement.json")
     args = ap.parse_args(argv)
     adjudication = None
@@ -97,12 +99,13 @@ def main(argv: list[str] | None = None) -> int:
     result = json.loads(args.out.read_text(encoding="utf-8")) if args.out.is_file() else {}
     result.setdefault("benchmark", "review_agreement")
     name = args.name or (args.c or args.b).name
-    entry = {"a": args.a.name, "b": args.b.name,
-             "adjudication": None if args.adjudication is None else str(args.adjudication),
-             **agreement(well_formed(args.a), well_formed(args.b), adjudication)}
-    if args.c is not None:
-        entry["c"] = args.c.name
-        entry["majority"] = majority([well_formed(args.a), well_formed(args.b), well_formed(args.c)])
+    if args.c is not None:  # three reviews: their majority only (the two-review consensus is --b's, not --c's)
+        entry = {"a": args.a.name, "b": args.b.name, "c": args.c.name,
+                 "majority": majority([well_formed(args.a), well_formed(args.b), well_formed(args.c)])}
+    else:
+        entry = {"a": args.a.name, "b": args.b.name,
+                 "adjudication": None if args.adjudication is None else str(args.adjudication),
+                 **agreement(well_formed(args.a), well_formed(args.b), adjudication)}
     result.setdefault("pairs", {})[name] = entry
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n", encoding="utf-8")

@@ -41,19 +41,24 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 
+#: overrides that switch the insertion bound off (a mapping override merges into the configured one, so the key is
+#: deleted and added again empty)
+NO_BOUND = ["~s2lct.expansion.validate.min_insertion_logprob", "+s2lct.expansion.validate.min_insertion_logprob={}"]
 OLD_CHECKS = ["s2lct.expansion.validate.boundary_repeat=true", "s2lct.expansion.validate.production=false",
               "s2lct.expansion.validate.min_naturalness_drop=null", "s2lct.expansion.validate.refuse=[]",
-              "s2lct.expansion.insertions=null"]
+              "s2lct.expansion.insertions=null", *NO_BOUND]
 PREVIOUS = ["s2lct.expansion.fill.kind=lm_next", "s2lct.expansion.fill.lm_next.window=3",
             "s2lct.expansion.fill.lm_next.max_pieces=4", "s2lct.expansion.fill.lm_next.candidates=200",
             "s2lct.expansion.fill.lm_next.lexicon_candidates=0", "s2lct.expansion.validate.boundary_repeat=false",
             "s2lct.expansion.validate.production=true", "s2lct.expansion.validate.min_naturalness_drop=-0.269",
-            "s2lct.expansion.validate.refuse=[]", "s2lct.expansion.insertions=null"]
+            "s2lct.expansion.validate.refuse=[]", "s2lct.expansion.insertions=null",
+            *NO_BOUND]
 VARIANTS = {"before": ["s2lct.expansion.fill.kind=lexicon_lm", *OLD_CHECKS],
             "previous": PREVIOUS,
             "no_insertions": ["s2lct.expansion.insertions=null"],
             "no_checks": ["s2lct.expansion.validate.production=false",
-                          "s2lct.expansion.validate.min_naturalness_drop=null"],
+                          "s2lct.expansion.validate.min_naturalness_drop=null",
+                          *NO_BOUND],
             "after": []}
 
 

@@ -64,6 +64,9 @@ REVIEWED_COLLOCATED = {"JJ": 1}
 REVIEWED_REFUSE = ["negation", "negator", "degree", "quantity", "group", "profanity", "hatecheck_slur",
                    "hatecheck_identity"]
 REVIEWED_MIN_DROP = -0.269
+#: overrides that switch the insertion bound off (a mapping override merges into the configured one, so the key is
+#: deleted and added again empty)
+NO_BOUND = ["~s2lct.expansion.validate.min_insertion_logprob", "+s2lct.expansion.validate.min_insertion_logprob={}"]
 BENCHMARK = ("S2LCT's expansion rules on the reviewed expanded sentences: what each rule removes (well-formed, "
              "ill-formed), the well-formed rate and share kept, the naturalness drops, the seeds expanded again")
 #: the insertion-rule keys whose lexicons are measured one by one
@@ -74,7 +77,8 @@ def reviewed_overrides(config: Any) -> list[str]:
     """Hydra overrides that turn the current configuration into the reviewed suites' (the ``REVIEWED_*``
     constants)."""
     out = [f"s2lct.expansion.validate.refuse=[{','.join(REVIEWED_REFUSE)}]",
-           f"s2lct.expansion.validate.min_naturalness_drop={REVIEWED_MIN_DROP}"]
+           f"s2lct.expansion.validate.min_naturalness_drop={REVIEWED_MIN_DROP}",
+           *NO_BOUND]  # the reviewed suites had no insertion bound
     for i, r in enumerate(config.expansion.insertions or []):
         for key, value in REVIEWED_KEYS.items():
             out.append(f"s2lct.expansion.insertions.{i}.{key}=" + ("null" if value is None else "[]"))

@@ -95,15 +95,9 @@ def real_pairs(trees: Iterable[tuple[list[str], Any]], rules: Sequence[Any], att
 
 def consensus(reviews: Path, suite: str, versions: Sequence[str]) -> dict[str, bool]:
     """Per judged expanded sentence id: the later review's judgement, the adjudication's where two disagree."""
-    judged: list[dict[str, bool]] = []
-    for v in versions:
-        latest: dict[str, bool] = {}
-        path = reviews / f"s2lct-{suite}-expansion-sentences@{v}" / "labels.jsonl"
-        for line in path.read_text(encoding="utf-8").splitlines():
-            row = json.loads(line)
-            if "id" in row and "well_formed" in row:
-                latest[row["id"]] = bool(row["well_formed"])
-        judged.append(latest)
+    from bench_review_agreement import well_formed
+
+    judged = [well_formed(reviews / f"s2lct-{suite}-expansion-sentences@{v}") for v in versions]
     adj_path = ROOT / "bench" / "results" / "s2lct_expansion_adjudication.jsonl"
     adj = {}
     for line in adj_path.read_text(encoding="utf-8").splitlines():
@@ -114,6 +108,8 @@ def consensus(reviews: Path, suite: str, versions: Sequence[str]) -> dict[str, b
     for earlier in judged[:-1]:
         for i, wf in earlier.items():
             if i in out and out[i] != wf:
+                if i not in adj:
+                    raise SystemExit(f"{suite}: the reviews disagree on {i}, which {adj_path.name} does not decide")
                 out[i] = adj[i]
     return out
 
@@ -139,6 +135,7 @@ def main() -> None:
     args = ap.parse_args()
 
     sys.path.insert(0, str(ROOT / "src"))
+    sys.path.insert(0, str(ROOT / "bench"))
     from lingtest.config import compose
     from lingtest.data.io import read_jsonl
     from lingtest.data.model import TestCase

@@ -169,3 +169,26 @@ def test_the_insertion_rules_read_their_words_in_the_lexicons(tmp_path):
     config = S2lctConfig.from_config(bad)
     with pytest.raises(ConfigError, match=r"s2lct\.expansion\.insertions names nope, not a lexicon"):
         config.expansion.insertion_rules(config.lexicons)
+
+
+def test_the_acceptance_rules_take_the_insertion_bound_from_conf(tmp_path, monkeypatch):
+    from lingtest.s2lct.components import acceptance_of
+
+    monkeypatch.setattr(FillParts, "lm_scorer", lambda self, dtype: "SCORER")
+
+    def acceptance(*overrides: str) -> Any:
+        cfg = _cfg(tmp_path, *overrides)
+        return acceptance_of(StageContext("s2lct_generate", cfg), S2lctConfig.from_config(cfg), parser=None)
+
+    configured = acceptance()
+    bounds = _cfg(tmp_path).s2lct.expansion.validate.min_insertion_logprob
+    assert dict(configured.min_insertion_logprob) == dict(bounds) and set(bounds) == {"JJ", "RB"}
+    assert configured.naturalness is not None and configured.naturalness.scorer == "SCORER"
+    # the bound alone still builds the scorer, with no drop threshold
+    alone = acceptance("s2lct.expansion.validate.min_naturalness_drop=null",
+                       "s2lct.expansion.validate.production=false")
+    assert alone.naturalness is not None and alone.naturalness.min_drop == float("-inf") and alone.trees is None
+    neither = acceptance("s2lct.expansion.validate.min_naturalness_drop=null",
+                         "~s2lct.expansion.validate.min_insertion_logprob",
+                         "+s2lct.expansion.validate.min_insertion_logprob={}")
+    assert neither.naturalness is None and not neither.min_insertion_logprob

@@ -124,6 +124,15 @@ def test_table3_adds_the_validity_table_for_labelled_rows():
     quiet = {**row, "issues": {**row["issues"], "token": {"checked": 29, "issues": 0}, "shuffle": {"checked": 1}}}
     assert "| sys | no issue in 29 mutants | no issue in 1 mutant | 100.0% (2/2) |" in table3_markdown(
         [quiet], [("token", "Token-level"), ("shuffle", "Entity shuffle")])
+    uncounted = {**row, "issues": {**row["issues"], "token": {"issues": 0}}}  # metrics without `checked`
+    assert "| sys | no issue | no mutants |" in table3_markdown([uncounted], [("token", "Token-level"),
+                                                                             ("shuffle", "Entity shuffle")])
+    # Table 4: a baseline without issues says how many sources it attacked
+    from lingtest.tin.report import table4_markdown
+
+    t4 = table4_markdown({"sys": row}, {"sys": {"issues": 0, "attacked": 7, "hits": 0, "wrong_sources": 1}},
+                         [("token", "Token-level")])
+    assert "| sys | 2 issues | 100.0% (2/2) | no issue in 7 attacked sources | 0 / 1 |" in t4
 
 
 def test_table3_counts_the_mutants_after_each_filter():

@@ -30,12 +30,15 @@ def _pct(x: float | None) -> str:
     return "–" if x is None else f"{100 * x:.1f}%"
 
 
-def _cell(row: Mapping[str, Any] | None) -> str:
-    """``p% (erroneous/issues)``; without issues the precision is undefined and the cell says how many mutants
-    were checked and found none (``no issue in 29 mutants``), or that there were none."""
+def _cell(row: Mapping[str, Any] | None, unit: str = "mutant") -> str:
+    """``p% (erroneous/issues)``; without issues the precision is undefined and the cell says how many ``unit``\ s
+    were checked and found none (``no issue in 29 mutants``), that there were none (``checked`` 0, or no row), or
+    only ``no issue`` where the row does not count them."""
     if not row or not row.get("issues"):
+        if row and row.get("checked") is None:
+            return "no issue"
         checked = int(row.get("checked") or 0) if row else 0
-        return f"no issue in {checked:,} mutant{'s' if checked != 1 else ''}" if checked else "no mutants"
+        return f"no issue in {checked:,} {unit}{'s' if checked != 1 else ''}" if checked else f"no {unit}s"
     if row.get("erroneous") is None:
         return f"{row['issues']} issues"
     return f"{_pct(row.get('precision'))} ({row['erroneous']}/{row['issues']})"
@@ -108,10 +111,10 @@ def table4_markdown(rows: Mapping[str, Mapping[str, Any]], baselines: Mapping[st
     body = []
     for name, b in baselines.items():
         r = rows[name]
-        base = ({"issues": b["issues"], "erroneous": b.get("erroneous"), "precision": b.get("precision")}
-                if b.get("issues") else None)
+        base = {"issues": b.get("issues", 0), "erroneous": b.get("erroneous"), "precision": b.get("precision"),
+                "checked": b.get("attacked")}
         body.append([name, *[_cell(r["issues"].get(t)) for t, _ in transformations], _cell(r["issues"]["overall"]),
-                     _cell(base), f"{b.get('hits', 0)} / {b.get('wrong_sources', 0)}",
+                     _cell(base, "attacked source"), f"{b.get('hits', 0)} / {b.get('wrong_sources', 0)}",
                      f"{r['issues']['overall'].get('hits', 0)} / {r['issues']['overall'].get('wrong_sources', 0)}"])
     return _table(["system", *[label for _, label in transformations], "TIN overall", "word substitution",
                    "hits (baseline)", "hits (TIN)"], body)
