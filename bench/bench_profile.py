@@ -105,7 +105,8 @@ def records(workspace: Path, mlruns: Path, *, session: int, max_gap_s: float, lo
         said = repro_log_stages(text)
         recorded = {r.stage for r in rows}
         out["log"] = {"path": str(log), "ran": len(said["ran"]), "skipped": len(said["skipped"]),
-                      "ran_without_record": [s for s in said["ran"] if s not in recorded],
+                      # DVC names a stage of stages/<t>/dvc.yaml "stages/<t>/dvc.yaml:<name>", MLflow by its name
+                      "ran_without_record": [s for s in said["ran"] if s.rpartition(":")[2] not in recorded],
                       "last_ran": said["ran"][-1] if said["ran"] else None,
                       "time_report": read_time_report(text)}
         report = out["log"]["time_report"]
