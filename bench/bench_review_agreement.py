@@ -37,6 +37,21 @@ def well_formed(folder: Path) -> dict[str, bool]:
     return {j.id: bool(j.well_formed) for j in latest(judgements) if j.well_formed is not None}
 
 
+def read_adjudication(path: Path) -> dict[str, bool]:
+    """Case id -> well-formed, from a JSONL file of ``{"id", "well_formed", "note"}`` rows."""
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    return {str(r["id"]): bool(r["well_formed"]) for r in rows}
+
+
+def adjudicated(a: dict[str, bool], b: dict[str, bool], adjudication: dict[str, bool]) -> dict[str, bool]:
+    """``b``'s judgements, the third judge's where ``a`` and ``b`` disagree (a SystemExit when it lacks one)."""
+    disagree = {i for i in set(a) & set(b) if a[i] != b[i]}
+    missing = sorted(i for i in disagree if i not in adjudication)
+    if missing:
+        raise SystemExit(f"the adjudication lacks {len(missing)} disagreed cases: {', '.join(missing[:5])}")
+    return {i: (adjudication[i] if i in disagree else b[i]) for i in b}
+
+
 def agreement(a: dict[str, bool], b: dict[str, bool], adjudication: dict[str, bool] | None) -> dict[str, Any]:
     """The comparison of two reviews (module doc)."""
     from sklearn.metrics import cohen_kappa_score
@@ -55,10 +70,7 @@ def agreement(a: dict[str, bool], b: dict[str, bool], adjudication: dict[str, bo
         if common and len({*a.values(), *b.values()}) > 1 else None,
         "well_formed_a": sum(a[i] for i in common), "well_formed_b": sum(b[i] for i in common)}
     if adjudication is not None:
-        missing = sorted(i for i in disagree if i not in adjudication)
-        if missing:
-            raise SystemExit(f"the adjudication lacks {len(missing)} disagreed cases: {', '.join(missing[:5])}")
-        final = {i: (adjudication[i] if i in disagree else b[i]) for i in b}
+        final = adjudicated(a, b, adjudication)
         k, n = sum(final.values()), len(final)
         lo, hi = wilson_interval(k, n)
         out["consensus"] = {"well_formed": k, "judged": n, "rate": round(k / n, 4),
@@ -92,10 +104,7 @@ def main(argv: list[str] | None = None) -> int:
                                    "with --c the third's)")
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "review_agreement.json")
     args = ap.parse_args(argv)
-    adjudication = None
-    if args.adjudication is not None:
-        rows = [json.loads(line) for line in args.adjudication.read_text(encoding="utf-8").splitlines() if line]
-        adjudication = {str(r["id"]): bool(r["well_formed"]) for r in rows}
+    adjudication = None if args.adjudication is None else read_adjudication(args.adjudication)
     result = json.loads(args.out.read_text(encoding="utf-8")) if args.out.is_file() else {}
     result.setdefault("benchmark", "review_agreement")
     name = args.name or (args.c or args.b).name

@@ -39,11 +39,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench_s2lct_expansion_rules import NO_BOUND  # the insertion bound switched off
+
 ROOT = Path(__file__).resolve().parents[1]
 
-#: overrides that switch the insertion bound off (a mapping override merges into the configured one, so the key is
-#: deleted and added again empty)
-NO_BOUND = ["~s2lct.expansion.validate.min_insertion_logprob", "+s2lct.expansion.validate.min_insertion_logprob={}"]
 OLD_CHECKS = ["s2lct.expansion.validate.boundary_repeat=true", "s2lct.expansion.validate.production=false",
               "s2lct.expansion.validate.min_naturalness_drop=null", "s2lct.expansion.validate.refuse=[]",
               "s2lct.expansion.insertions=null", *NO_BOUND]

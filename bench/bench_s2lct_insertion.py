@@ -94,24 +94,14 @@ def real_pairs(trees: Iterable[tuple[list[str], Any]], rules: Sequence[Any], att
 
 
 def consensus(reviews: Path, suite: str, versions: Sequence[str]) -> dict[str, bool]:
-    """Per judged expanded sentence id: the later review's judgement, the adjudication's where two disagree."""
-    from bench_review_agreement import well_formed
+    """Per judged expanded sentence id: the second review's judgement, the adjudication's where the two disagree."""
+    from bench_review_agreement import adjudicated, read_adjudication, well_formed
 
-    judged = [well_formed(reviews / f"s2lct-{suite}-expansion-sentences@{v}") for v in versions]
-    adj_path = ROOT / "bench" / "results" / "s2lct_expansion_adjudication.jsonl"
-    adj = {}
-    for line in adj_path.read_text(encoding="utf-8").splitlines():
-        row = json.loads(line)
-        if row["suite"] == suite:
-            adj[row["id"]] = bool(row["well_formed"])
-    out = dict(judged[-1])
-    for earlier in judged[:-1]:
-        for i, wf in earlier.items():
-            if i in out and out[i] != wf:
-                if i not in adj:
-                    raise SystemExit(f"{suite}: the reviews disagree on {i}, which {adj_path.name} does not decide")
-                out[i] = adj[i]
-    return out
+    if len(versions) != 2:
+        raise SystemExit(f"--reviews: two review versions, got {len(versions)}")
+    first, second = (well_formed(reviews / f"s2lct-{suite}-expansion-sentences@{v}") for v in versions)
+    return adjudicated(first, second, read_adjudication(ROOT / "bench" / "results" /
+                                                        "s2lct_expansion_adjudication.jsonl"))
 
 
 def removed_at(values: Sequence[tuple[float, bool]], bound: float) -> dict[str, Any]:
@@ -129,7 +119,7 @@ def main() -> None:
     ap.add_argument("--keep", type=float, default=0.95)
     ap.add_argument("--max-pairs", type=int, default=400, help="real pairs scored per tag (a seeded draw)")
     ap.add_argument("--seed", type=int, default=13)
-    ap.add_argument("--reviews", default="1.2.0,1.3.0", help="review versions pooled into the judgements")
+    ap.add_argument("--reviews", default="1.2.0,1.3.0", help="the two review versions the judgements come from")
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "s2lct_insertion.json")
     ap.add_argument("overrides", nargs="*")
     args = ap.parse_args()
