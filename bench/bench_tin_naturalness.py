@@ -287,9 +287,9 @@ def main() -> None:
     from lingtest.data.model import stable_id
     from lingtest.resources.candidates.wordnet import load_wordnet
     from lingtest.resources.lm import scorer_from_config
+    from lingtest.resources.naturalness import naturalness_pairs
     from lingtest.resources.scores import ScoreGrid
     from lingtest.tin.config import TinConfig
-    from lingtest.tin.filters import naturalness_pairs
     from lingtest.tin.text import detokenize
 
     cfg = compose(args.overrides)

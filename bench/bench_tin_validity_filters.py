@@ -14,7 +14,7 @@ Scores, each from the code the generation runs (the configured stack: Gemma-3-27
 fill proposer, the parser's tags):
 
 * ``fit@W``: the fit filter's log-probability difference (:func:`lingtest.tin.filters.fit_texts`,
-  :func:`lingtest.tin.fit.logprob_differences`, on the ``logprob`` grid) of the replacement and ``W``
+  :func:`lingtest.resources.naturalness.logprob_differences`, on the ``logprob`` grid) of the replacement and ``W``
   words after it against the original, ``W`` in 0, 1, 3, 5 and the whole sentence (``all``);
 * ``share``: the token fill's probability when the ranker puts the original word in its softmax
   (``tin.fill.ranker.include_original=true``): its share among the original and every candidate;
@@ -142,8 +142,8 @@ def held_out_rows(repro: Path, reviewed_texts: set[tuple[str, str]]) -> list[Row
 
 def score_rows(rows: list[Row], parts: Any, fill: Any) -> dict[str, float]:
     """Add the scores of the module doc to every row; returns the seconds per score."""
+    from lingtest.resources.naturalness import logprob_differences
     from lingtest.tin.filters import fit_texts
-    from lingtest.tin.fit import logprob_differences
     from lingtest.tin.mutant import MR1, Mutant
     from lingtest.tin.spans import TokenMap
     from lingtest.tin.transformations.token_level import TokenLevel

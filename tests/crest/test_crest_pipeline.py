@@ -48,7 +48,8 @@ def cfg(tmp_path, monkeypatch, corpus_docs):
                                                  "results": str(tmp_path / "results")}},
                              "crest": crest})
     over = {"N": None, "systems": ["fake_crest"],
-            "proposers": {"enabled": ["fake_crest"]}, "ranker": {"enabled": False}, "M": 3,
+            "proposers": {"enabled": ["fake_crest"]}, "ranker": {"enabled": False},
+            "naturalness": {"enabled": False}, "M": 3,
             "ablation": {"M": [1, 3, 5]}}
     return OmegaConf.merge(root, {"crest": over})
 

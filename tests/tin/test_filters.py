@@ -7,7 +7,8 @@ import math
 import pytest
 
 from lingtest.errors import ConfigError
-from lingtest.tin.filters import FilterConfig, filter_mutants, naturalness_scores, syneval
+from lingtest.resources.naturalness import naturalness_scores, syneval
+from lingtest.tin.filters import FilterConfig, filter_mutants
 from lingtest.tin.mutant import MR1, MR2, Mutant
 from lingtest.tin.spans import TokenMap
 from tests.fakes.conf_options import score_grid

@@ -15,6 +15,7 @@ from lingtest.crest.sources import sample_sources, sentence_sources
 from lingtest.progress import progress
 from lingtest.resources.candidates import get_proposer
 from lingtest.resources.candidates.rank import LMRanker
+from lingtest.resources.naturalness import NaturalnessBound
 from lingtest.resources.scores import ScoreGrid
 
 log = logging.getLogger(__name__)
@@ -63,11 +64,31 @@ def build_ranker(config: CrestConfig, resources: Any, scorer: Any = None) -> LMR
         scorer = scorer_from_config(res)
     return LMRanker(scorer, grid=ScoreGrid.from_config(resources), threshold=rc.threshold,
                     include_original=rc.include_original, filter_sources=list(rc.filter_sources), window=rc.window,
-                    left_window=rc.left_window, shared_prefix=rc.shared_prefix)
+                    left_window=rc.left_window, shared_prefix=rc.shared_prefix, min_fit=rc.min_fit,
+                    fit_sources=list(rc.fit_sources))
 
 
-def build_generator(config: CrestConfig, parser: Any, proposers: Sequence[Any], ranker: Any, M: int) -> Generator:
-    return Generator(parser, proposers, ranker, M=int(M), order=config.order,
+def build_naturalness(config: CrestConfig, resources: Any, scorer: Any = None) -> NaturalnessBound | None:
+    """The naturalness bound of ``crest.naturalness`` (None when disabled) over ``scorer`` (the ranker's LM, so
+    that one model serves both; None: the causal LM of ``resources.lm``)."""
+    nc = config.naturalness
+    if not nc.enabled:
+        return None
+    if scorer is None:
+        from lingtest.resources.lm import scorer_from_config
+
+        scorer = scorer_from_config(resources)
+    return NaturalnessBound(scorer, epsilon=nc.epsilon, weight_min=nc.weight_min, weight_mean=nc.weight_mean,
+                            grid=ScoreGrid.from_config(resources), packed=nc.packed)
+
+
+def build_generator(config: CrestConfig, parser: Any, proposers: Sequence[Any], ranker: Any, M: int,
+                    resources: Any = None) -> Generator:
+    """The generator of ``config``; with ``resources`` (the composed ``resources`` section) also its naturalness
+    bound, scored by the ranker's LM when there is one."""
+    naturalness = (build_naturalness(config, resources, getattr(ranker, "scorer", None))
+                   if resources is not None else None)
+    return Generator(parser, proposers, ranker, naturalness=naturalness, M=int(M), order=config.order,
                      parse_chunk=config.parse_chunk, relations=list(config.relations),
                      copula_complements=list(config.copula_complements))
 
@@ -105,8 +126,10 @@ def generate_all(sources: Sequence[Source], generator: Generator, select: bool =
 
 
 def survival(stats: GenerationStats) -> dict[str, dict[str, int]]:
-    """Per candidate source: proposed -> after LM filter -> constituent check -> selection."""
+    """Per candidate source: proposed -> after the LM ranker (threshold, fit) -> constituent check (within M) ->
+    refused by the naturalness bound -> selection."""
     names = sorted(set(stats.proposed) | set(stats.ranked) | set(stats.constituent_ok))
     return {n: {"proposed": stats.proposed.get(n, 0), "ranked": stats.ranked.get(n, 0),
-                "constituent_ok": stats.constituent_ok.get(n, 0), "selected": stats.selected.get(n, 0)}
+                "constituent_ok": stats.constituent_ok.get(n, 0), "natural_removed": stats.natural_removed.get(n, 0),
+                "selected": stats.selected.get(n, 0)}
             for n in names}

@@ -32,6 +32,18 @@ class Ranker(Block):
     shared_prefix: bool
     dtype: str | None
     threads: int | Literal["auto"] | None
+    min_fit: float | None
+    fit_sources: list[str]
+
+
+class Naturalness(Block):
+    """The naturalness bound after the constituent check (:class:`lingtest.resources.naturalness.NaturalnessBound`)."""
+
+    enabled: bool
+    epsilon: float
+    weight_min: float
+    weight_mean: float
+    packed: bool
 
 
 class Oracle(Block):
@@ -65,6 +77,7 @@ class CrestConfig(Section):
     copula_complements: list[str]
     proposers: Proposers
     ranker: Ranker
+    naturalness: Naturalness
     select: bool
     oracle: Oracle
     systems: list[str]

@@ -21,7 +21,7 @@ from lingtest.config import Composed
 from lingtest.execution import pool_options
 from lingtest.execution.ray_generate import map_chunks
 
-COUNTERS = ("parser_calls", "parse_memo_hits", "lm_texts_scored")
+COUNTERS = ("parser_calls", "parse_memo_hits", "lm_texts_scored", "lm_fit_removed")
 
 
 class CrestWorker:
@@ -40,14 +40,15 @@ class CrestWorker:
         self.select = select
         self.parser = memo_parser(conf.parser)
         self.generator = build_generator(config, self.parser, build_proposers(config, conf.resources),
-                                         build_ranker(config, conf.resources), M)
+                                         build_ranker(config, conf.resources), M, resources=conf.resources)
 
     def __call__(self, wave: list[Any]) -> tuple[list[list[Any]], Any]:
         return self.generator.generate_many(wave, select=self.select)
 
     def counters(self) -> dict[str, int]:
         return {"parser_calls": self.parser.calls, "parse_memo_hits": self.parser.hits,
-                "lm_texts_scored": int(getattr(self.generator.ranker, "texts_scored", 0))}
+                "lm_texts_scored": int(getattr(self.generator.ranker, "texts_scored", 0)),
+                "lm_fit_removed": int(getattr(self.generator.ranker, "fits_removed", 0))}
 
 
 def generate_on_ray(cfg: Composed, sources: Sequence[Any], *, M: int, select: bool, batch_sources: int,

@@ -13,6 +13,14 @@ when a ranker is used. Candidates are ranked and parsed in batches: all of a sou
 stopping as soon as M follow-ups exist (most candidates of a source are never needed: a source
 has ~90 on OntoGUM, and ~80 % pass the constituent check). Parsing goes through a
 :class:`MemoParser`, so no sentence is parsed twice.
+
+Two language-model checks keep the follow-ups sentences a person would write: the ranker's fit bound
+(``crest.ranker.min_fit``: a candidate much less probable than the word it replaces, in its left context and
+a few words after, is dropped before parsing; :class:`~lingtest.resources.candidates.rank.LMRanker`), and,
+after the constituent check, the naturalness bound (``crest.naturalness``: the follow-up's SynEval may fall
+at most ``epsilon`` below its source's; :class:`~lingtest.resources.naturalness.NaturalnessBound`). The
+follow-ups of a group of positions that pass the constituent check are judged in one request, then taken
+in order until M exist.
 """
 
 from __future__ import annotations
@@ -25,7 +33,7 @@ from typing import Any
 
 from lingtest.crest.indices import cr_related_indices
 from lingtest.crest.select import depths_preserved
-from lingtest.data.align import Alignment, Span, replace_words
+from lingtest.data.align import Alignment, Span, detokenize, replace_words
 from lingtest.data.model import Cluster, Document, Mention, Sentence, Tree
 from lingtest.resources.candidates.base import Candidate, Proposer, merge_candidates
 
@@ -127,6 +135,8 @@ class FollowUp:
     sentence: Sentence  # parsed follow-up
     alignment: Alignment
     selected: bool = False  # Algorithm 2 verdict
+    fit: float | None = None  # the ranker's fit of the replacement against the original (None: not checked)
+    naturalness: tuple[float, float] | None = None  # SynEval of source and follow-up (None: not checked)
 
     @property
     def words(self) -> list[str]:
@@ -134,6 +144,10 @@ class FollowUp:
 
     def gold(self, source_gold: Sequence[Sequence[Span]]) -> list[list[Span]]:
         return self.alignment.clusters_to_followup(source_gold)
+
+
+#: the counters of :class:`GenerationStats`, by candidate source, in the order candidates meet them
+COUNTED = ("proposed", "ranked", "constituent_ok", "natural_removed", "selected")
 
 
 @dataclass(slots=True)
@@ -144,6 +158,7 @@ class GenerationStats:
     ranked: Counter = field(default_factory=Counter)  # survived the LM filter
     parsed: int = 0  # candidate sentences parsed
     constituent_ok: Counter = field(default_factory=Counter)  # kept by Algorithm 3 (within M)
+    natural_removed: Counter = field(default_factory=Counter)  # of those, refused by the naturalness bound
     selected: Counter = field(default_factory=Counter)  # kept by Algorithm 2 (within M)
     seconds: float = 0.0
 
@@ -152,14 +167,13 @@ class GenerationStats:
         self.positions += other.positions
         self.parsed += other.parsed
         self.seconds += other.seconds
-        for a in ("proposed", "ranked", "constituent_ok", "selected"):
+        for a in COUNTED:
             getattr(self, a).update(getattr(other, a))
 
     def to_dict(self) -> dict[str, Any]:
         return {"sources": self.sources, "positions": self.positions, "parsed": self.parsed,
                 "seconds": round(self.seconds, 3),
-                **{a: dict(sorted(getattr(self, a).items()))
-                   for a in ("proposed", "ranked", "constituent_ok", "selected")}}
+                **{a: dict(sorted(getattr(self, a).items())) for a in COUNTED}}
 
 
 @dataclass
@@ -169,6 +183,7 @@ class Generator:
     parser: Any
     proposers: Sequence[Proposer]
     ranker: Any = None
+    naturalness: Any = None  # a NaturalnessBound (None: no naturalness check)
     M: int = 20  # follow-ups per source (config crest.M)
     order: str = "position"
     parse_chunk: int = 0
@@ -262,6 +277,15 @@ class Generator:
                 ranked = self.ranker.rank_many([(sources[i].sentence, pending[i][1]) for i in ranking])
                 for i, r in zip(ranking, ranked, strict=True):
                     advance(i, r)
+            judging = sorted(i for i, (kind, _) in pending.items() if kind == "judge")
+            if judging:
+                pairs = [p for i in judging for p in pending[i][1]]
+                verdicts = self.naturalness.judge(pairs)
+                k = 0
+                for i in judging:
+                    n = len(pending[i][1])
+                    advance(i, verdicts[k:k + n])
+                    k += n
             parsing = sorted(i for i, (kind, _) in pending.items() if kind == "parse")
             if parsing:
                 flat = [w for i in parsing for w in pending[i][1]]
@@ -279,9 +303,9 @@ class Generator:
         return [r[0] for r in results if r is not None], stats
 
     def _steps(self, source: Source, select: bool):
-        """Algorithms 1-3 for one source as a coroutine: it yields ``("rank", candidates)`` and
-        ``("parse", sentences)`` requests, is sent their results, and returns
-        ``(follow-ups, stats)``.
+        """Algorithms 1-3 for one source as a coroutine: it yields ``("rank", candidates)``,
+        ``("parse", sentences)`` and (with a naturalness bound) ``("judge", text pairs)`` requests, is sent
+        their results, and returns ``(follow-ups, stats)``.
 
         Work is done group by group (see :meth:`_groups`): the group's candidates are ranked in one
         LM request and parsed in one parser request, and no further group is touched once M
@@ -309,12 +333,11 @@ class Generator:
             if len(parsed) != len(plan):
                 raise ValueError(f"parser returned {len(parsed)} sentences for {len(plan)}")
             stats.parsed += len(parsed)
-            for (i, cand), (_nw, nws), fs in zip(plan, built, parsed, strict=True):
+            passing: list[tuple[int, Candidate, list[str], list[str], Sentence, Alignment]] = []
+            for (i, cand), (nw, nws), fs in zip(plan, built, parsed, strict=True):
                 # NOTE: Algorithm 3 line 3 of the paper reads "if len(newXs) <= M then return", which
                 # would return before the first replacement; the intent (Section 3.1) is to stop once
                 # M follow-ups exist, which is the test implemented here.
-                if len(out) >= self.M:
-                    break
                 tree = fs.tree
                 if tree is None:
                     continue
@@ -325,15 +348,28 @@ class Generator:
                           == constituent_signature(tree, (i, i + al.n_new), verb_head=verb))
                 except KeyError:
                     ok = False
-                if not ok:
+                if ok:
+                    passing.append((i, cand, nw, nws, fs, al))
+            verdicts: list[tuple[float, float, bool]] | None = None
+            if self.naturalness is not None and passing and len(out) < self.M:
+                source_text = detokenize(words, ws)
+                verdicts = yield ("judge", [(source_text, detokenize(nw, nws)) for _, _, nw, nws, _, _ in passing])
+            for k, (i, cand, _nw, nws, fs, al) in enumerate(passing):
+                if len(out) >= self.M:
+                    break
+                stats.constituent_ok[cand.source] += 1
+                if verdicts is not None and not verdicts[k][2]:
+                    stats.natural_removed[cand.source] += 1
                     continue
+                tree = fs.tree
+                assert tree is not None
                 fs = Sentence([t.__class__.from_dict(t.to_dict()) for t in fs.tokens], tree=tree,
                               id=f"{source.id}#{len(out)}")
                 for t, w in zip(fs.tokens, nws, strict=True):
                     t.ws = w
-                fu = FollowUp(source.id, len(out), i, words[i], cand.text, cand.source, cand.prob, fs, al)
+                fu = FollowUp(source.id, len(out), i, words[i], cand.text, cand.source, cand.prob, fs, al,
+                              fit=cand.fit, naturalness=None if verdicts is None else verdicts[k][:2])
                 fu.selected = depths_preserved(sent.tree, tree, source.gold, al) if select else True
-                stats.constituent_ok[cand.source] += 1
                 if fu.selected:
                     stats.selected[cand.source] += 1
                 out.append(fu)

@@ -66,10 +66,11 @@ def generate_stage(ctx: StageContext, config: CrestConfig) -> dict[str, Any]:
         counters["parse_memo_hits"] += parser.hits
     else:
         gen = build_generator(c, parser, build_proposers(c, ctx.cfg.resources), build_ranker(c, ctx.cfg.resources),
-                              m_gen)
+                              m_gen, resources=ctx.cfg.resources)
         followups, stats = generate_all(sources, gen, select=c.select, batch_sources=c.batch_sources)
         counters = {"parser_calls": parser.calls, "parse_memo_hits": parser.hits,
-                    "lm_texts_scored": getattr(gen.ranker, "texts_scored", 0)}
+                    "lm_texts_scored": getattr(gen.ranker, "texts_scored", 0),
+                    "lm_fit_removed": getattr(gen.ranker, "fits_removed", 0)}
     seconds = time.perf_counter() - t0
     n_gen = write_suite(ctx.path("crest.generated"), build_suite(sources, followups, only_selected=False, full=True),
                         meta={"corpus": c.corpus, "seed": c.seed, "M": m_gen, "full": True})

@@ -61,6 +61,9 @@ def make_case(source: Source, fu: FollowUp, full: bool = False) -> TestCase:
             "followup_gold_clusters": [[list(m) for m in c] for c in gold_fu],
             "source_text": source.sentence.text,
             "followup_text": fu.sentence.text,
+            # the LM checks' values, when they ran (a baseline's case, recorded as CREST's, has neither)
+            **({"lm_fit": fu.fit} if fu.fit is not None else {}),
+            **({"naturalness": list(fu.naturalness)} if fu.naturalness is not None else {}),
         },
     )
 
@@ -110,7 +113,8 @@ def load_generated(path: str | Path, sources_path: str | Path | None = None
         al = Alignment(len(src.sentence), int(m["position"]), int(m["n_new_tokens"]))
         followups.setdefault(sid, []).append(FollowUp(
             sid, int(m["order"]), int(m["position"]), m["old_token"], m["new_token"], m["candidate_source"],
-            m.get("lm_prob"), fdoc.sentences[0], al, bool(m.get("selected", True))))
+            m.get("lm_prob"), fdoc.sentences[0], al, bool(m.get("selected", True)), fit=m.get("lm_fit"),
+            naturalness=None if m.get("naturalness") is None else tuple(m["naturalness"])))
     return list(sources.values()), followups
 
 

@@ -16,7 +16,7 @@
 * Fit (lingtest's addition; any mutant with a ``changed`` span): the replacement must fit its left
   context about as well as what it replaced. The LM log-probability of the mutant up to ``fit_window``
   words after its replacement, minus the source's up to as many words after the replaced span
-  (:func:`lingtest.tin.fit.logprob_differences`: the left context they share cancels), must be
+  (:func:`lingtest.resources.naturalness.logprob_differences`: the left context they share cancels), must be
   ``>= fit[transformation]``: -5 lets a replacement through that is at least 1/150 as probable as the
   original in its place. A word in a sense or collocation the sentence does not take is much less probable
   than the original there (*was exported at $15.625 per GDR*, *start generating Carlsberg beer*, *had its
@@ -34,23 +34,16 @@ log-probability is rounded to the ``logprob`` decimals before SynEval, whose val
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from lingtest.errors import ConfigError
+from lingtest.resources.naturalness import TokenLogprobScorer, logprob_differences, naturalness_pairs
 from lingtest.resources.scores import ScoreGrid
 from lingtest.tin.embedding import TokenEmbedder, span_similarities
-from lingtest.tin.fit import logprob_differences
 from lingtest.tin.mutant import Mutant
 from lingtest.tin.text import detokenize
-
-
-class TokenLogprobScorer(Protocol):
-    def token_logprobs(self, texts: Sequence[str]) -> list[Any]:
-        """One record per text with ``logprobs`` (natural-log probability of each token)."""
-        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,55 +108,6 @@ class FilterCounts:
 class FilterResult:
     kept: list[Mutant]
     counts: dict[str, FilterCounts] = field(default_factory=dict)
-
-
-def syneval(logprobs: Sequence[float], *, weight_min: float, weight_mean: float) -> float:
-    """``weight_min * min(p) + weight_mean * mean(p)`` over token probabilities ``p = exp(logprob)``
-    (0 for a text without tokens)."""
-    if not logprobs:
-        return 0.0
-    probs = [math.exp(x) for x in logprobs]
-    return weight_min * min(probs) + weight_mean * sum(probs) / len(probs)
-
-
-def grid_syneval(logprobs: Sequence[float], *, weight_min: float, weight_mean: float, grid: ScoreGrid) -> float:
-    """:func:`syneval` on the grid: of the token log-probabilities rounded to the ``logprob`` decimals,
-    rounded to the ``prob`` decimals."""
-    lps = [grid.round("logprob", x) for x in logprobs]
-    return grid.round("prob", syneval(lps, weight_min=weight_min, weight_mean=weight_mean))
-
-
-def naturalness_scores(scorer: TokenLogprobScorer, texts: Sequence[str], *, weight_min: float,
-                       weight_mean: float, grid: ScoreGrid) -> list[float]:
-    """SynEval of each text on the grid (:func:`grid_syneval`; each distinct text scored once)."""
-    uniq = sorted(set(texts))
-    scored = scorer.token_logprobs(uniq) if uniq else []
-    by_text = {t: grid_syneval(list(s.logprobs), weight_min=weight_min, weight_mean=weight_mean, grid=grid)
-               for t, s in zip(uniq, scored, strict=True)}
-    return [by_text[t] for t in texts]
-
-
-def naturalness_pairs(scorer: Any, pairs: Sequence[tuple[str, str]], *, weight_min: float, weight_mean: float,
-                      grid: ScoreGrid, packed: bool) -> list[tuple[float, float]]:
-    """SynEval of ``(source, mutant)`` text pairs on the grid (:func:`grid_syneval`). With ``packed`` and a
-    scorer that has ``token_logprobs_grouped`` (:class:`~lingtest.resources.lm.CausalLMScorer`), each
-    source and its distinct mutants form one group whose shared beginning is run once; else every
-    distinct text is scored on its own (:func:`naturalness_scores`)."""
-    if not packed or not hasattr(scorer, "token_logprobs_grouped"):
-        flat = naturalness_scores(scorer, [a for a, _ in pairs] + [b for _, b in pairs], weight_min=weight_min,
-                                  weight_mean=weight_mean, grid=grid)
-        return list(zip(flat[: len(pairs)], flat[len(pairs):], strict=True))
-    by_source: dict[str, set[str]] = {}
-    for a, b in pairs:
-        by_source.setdefault(a, set()).add(b)
-    groups = [[a, *sorted(by_source[a] - {a})] for a in sorted(by_source)]
-    scored = scorer.token_logprobs_grouped(groups)
-    value: dict[tuple[str, str], float] = {}
-    for g, res in zip(groups, scored, strict=True):
-        for text, r in zip(g, res, strict=True):
-            value[(g[0], text)] = grid_syneval(list(r.logprobs), weight_min=weight_min, weight_mean=weight_mean,
-                                               grid=grid)
-    return [(value[(a, a)], value[(a, b)]) for a, b in pairs]
 
 
 def fit_texts(mutant: Mutant, window: int | None) -> tuple[str, str]:

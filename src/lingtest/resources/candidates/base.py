@@ -17,12 +17,15 @@ class Candidate:
     """A replacement for one token: ``text`` may hold several words (``"ice cream"``).
 
     ``source`` names where it came from (``wordnet_synonym``, ``wordnet_antonym``, ``vectors``,
-    ``masked_lm``); ``prob`` is the language-model probability when it was ranked.
+    ``masked_lm``); ``prob`` is the language-model probability when it was ranked; ``fit`` the
+    log-probability difference against the original word when the ranker checked it
+    (:class:`~lingtest.resources.candidates.rank.LMRanker`, ``min_fit``).
     """
 
     text: str
     source: str
     prob: float | None = None
+    fit: float | None = None
 
     @property
     def words(self) -> list[str]:

@@ -19,6 +19,14 @@ proposal order. All positions passed to :meth:`LMRanker.rank` (or, for several s
 the left context, which the scorer runs once
 (:meth:`lingtest.resources.lm.CausalLMScorer.score_grouped`).
 
+With ``min_fit`` the ranker also checks how each candidate of ``fit_sources`` fits where it stands
+against the word it replaces: its ``fit`` is ``log p(candidate window) - log p(original window)`` (the left
+context cancels; :func:`lingtest.resources.naturalness.logprob_differences` computes the same for text
+pairs), set on the candidate on the ``logprob`` grid, and a candidate under ``min_fit`` is dropped, whatever
+its source. The softmax says how a candidate compares with the other candidates only; the fit says how it
+compares with the original, which a masked LM's probability of the fill does (the paper's ``>= 0.1``) and a
+share among candidates does not.
+
 How close the windowed, bfloat16 ranking comes to whole-sentence float32 ranking is measured by
 ``bench/bench_ranker_agreement.py`` (README, CREST section).
 """
@@ -60,12 +68,15 @@ class LMRanker:
     to the rounding of the log-probabilities to the grid (sum reduction only; a scorer reducing by the mean
     goes through ``score``). ``grid``: the decimals of
     ``resources.score_decimals`` (see the module notes). Every option comes from config (``crest.ranker``,
-    ``tin.fill.ranker``)."""
+    ``tin.fill.ranker``). ``min_fit`` (None: no check) and ``fit_sources``: see the module notes."""
 
     def __init__(self, scorer: Any, *, grid: ScoreGrid, threshold: float, include_original: bool,
                  filter_sources: Sequence[str], window: int | None, left_window: int | None,
-                 shared_prefix: bool) -> None:
+                 shared_prefix: bool, min_fit: float | None = None, fit_sources: Sequence[str] = ()) -> None:
         self.scorer = scorer
+        self.min_fit = min_fit
+        self.fit_sources = set(fit_sources) if min_fit is not None else set()
+        self.fits_removed = 0  # candidates dropped by the fit check
         self.grid = grid
         self.threshold = threshold
         self.include_original = include_original
@@ -99,11 +110,12 @@ class LMRanker:
         for it, (sentence, candidates) in enumerate(items):
             words, ws = sentence.words, [t.ws for t in sentence.tokens]
             for pos, cands in sorted(candidates.items()):
-                scored = [ci for ci, c in enumerate(cands) if c.source in self.filter_sources]
+                scored = [ci for ci, c in enumerate(cands)
+                          if c.source in self.filter_sources or c.source in self.fit_sources]
                 if not scored:
                     continue
                 group = []
-                if self.include_original:
+                if self.include_original or any(cands[ci].source in self.fit_sources for ci in scored):
                     group.append(self._text(words, ws, pos, None))
                     index.append((it, pos, -1))
                 for ci in scored:
@@ -132,16 +144,20 @@ class LMRanker:
         for it, (_, candidates) in enumerate(items):
             out: dict[int, list[Candidate]] = {}
             for pos, cands in sorted(candidates.items()):
-                kept = [c for c in cands if c.source not in self.filter_sources]
                 scored_items = by_pos.get((it, pos), [])
-                probs = [self.grid.round("prob", p) for p in softmax([s for _, s in scored_items])]
+                fits = self._fits(cands, scored_items)
+                kept = [c for ci, c in enumerate(cands) if c.source not in self.filter_sources and fits.get(ci, True)]
+                ranked_items = [(ci, s) for ci, s in scored_items
+                                if (ci < 0 and self.include_original)
+                                or (ci >= 0 and cands[ci].source in self.filter_sources)]
+                probs = [self.grid.round("prob", p) for p in softmax([s for _, s in ranked_items])]
                 passed: list[tuple[int, Candidate]] = []
-                for (ci, _), p in zip(scored_items, probs, strict=True):
+                for (ci, _), p in zip(ranked_items, probs, strict=True):
                     if ci < 0:
                         continue
                     c = cands[ci]
                     c.prob = p
-                    if p >= self.threshold:
+                    if p >= self.threshold and fits.get(ci, True):
                         passed.append((ci, c))
                 # stable_ranking keeps the proposal order (the index) among equal texts
                 ranked = [c for _, c in stable_ranking(passed, lambda x: x[1].prob or 0.0, lambda x: x[1].text)]
@@ -149,3 +165,22 @@ class LMRanker:
                     out[pos] = kept + ranked
             results.append(out)
         return results
+
+    def _fits(self, cands: Sequence[Candidate], scored_items: Sequence[tuple[int, float]]) -> dict[int, bool]:
+        """Set ``fit`` (on the ``logprob`` grid) on each scored candidate of ``fit_sources`` and say, by candidate
+        index, whether it reaches ``min_fit`` (candidates without a check are absent)."""
+        if self.min_fit is None:
+            return {}
+        original = next((s for ci, s in scored_items if ci < 0), None)
+        out: dict[int, bool] = {}
+        for ci, s in scored_items:
+            if ci < 0 or cands[ci].source not in self.fit_sources:
+                continue
+            if original is None:  # cannot happen: the original is scored with every fit-checked group
+                raise ValueError("the fit check needs the original's score")
+            c = cands[ci]
+            c.fit = self.grid.round("logprob", s - original)
+            out[ci] = c.fit >= self.min_fit
+            if not out[ci]:
+                self.fits_removed += 1
+        return out

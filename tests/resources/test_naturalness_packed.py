@@ -4,10 +4,10 @@ tiny GPT-2 built in the test), and the filter's packed path gives the plain path
 from __future__ import annotations
 
 import pytest
+from tests.fakes.conf_options import score_grid
 
 from lingtest.resources.lm import CausalLMScorer
-from lingtest.tin.filters import naturalness_pairs
-from tests.fakes.conf_options import score_grid
+from lingtest.resources.naturalness import naturalness_pairs
 
 WORDS = "the cat sat on mat . a dog ran big small house".split()
 GROUPS = [

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from lingtest.resources.lm import CausalLMScorer
-from lingtest.tin.fit import logprob_differences
+from lingtest.resources.naturalness import logprob_differences
 
 WORDS = ["the", "a", "cat", "dog", "sat", "ran", "on", "mat", "big", "small", "house", "."]
 
