@@ -135,21 +135,23 @@ class Naturalness:
         self.score_groups([texts])
         return [self.memo[t] for t in texts]
 
-    def drops(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
-        """The drop of each ``(expansion, seed)`` pair (the pairs of one seed scored in one group)."""
+    def _score_pairs(self, pairs: Sequence[tuple[str, str]]) -> None:
+        """Score the texts of ``(expansion, seed)`` pairs not scored yet, each seed with its expansions in one
+        group."""
         by_seed: dict[str, list[str]] = {}
         for exp, seed in pairs:
             by_seed.setdefault(seed, [seed]).append(exp)
         self.score_groups(list(by_seed.values()))
+
+    def drops(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
+        """The drop of each ``(expansion, seed)`` pair (the pairs of one seed scored in one group)."""
+        self._score_pairs(pairs)
         return [naturalness_drop(self.memo[e], self.memo[s], self.grid) for e, s in pairs]
 
     def insertion_logprobs(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
         """The insertion log-probability of each ``(expansion, seed)`` pair: the expansion's total log-probability
         minus the seed's, on the ``logprob`` grid (scored as :meth:`drops` scores them, each text once)."""
-        by_seed: dict[str, list[str]] = {}
-        for exp, seed in pairs:
-            by_seed.setdefault(seed, [seed]).append(exp)
-        self.score_groups(list(by_seed.values()))
+        self._score_pairs(pairs)
         return [naturalness_drop(self.totals[e], self.totals[s], self.grid) for e, s in pairs]
 
     def accepts(self, pairs: Sequence[tuple[str, str]]) -> list[bool]:
@@ -534,6 +536,8 @@ class Expander:
         st.checked += len(batch)
         ok = [True] * len(batch)
         acc = self.acceptance
+        # each try's (expansion, seed) texts, joined once for both LM checks
+        texts = [(" ".join(tries[ti][1]), " ".join(jobs[tries[ti][0]][0].sentence.words)) for ti in batch]
         if acc.trees is not None:
             trees = acc.trees([tries[ti][1] for ti in batch])
             for k, (ti, tree) in enumerate(zip(batch, trees, strict=True)):
@@ -545,8 +549,7 @@ class Expander:
                               if not good)
         if acc.naturalness is not None:
             todo = [k for k in range(len(batch)) if ok[k]]
-            pairs = [(" ".join(tries[batch[k]][1]), " ".join(jobs[tries[batch[k]][0]][0].sentence.words))
-                     for k in todo]
+            pairs = [texts[k] for k in todo]
             drops = acc.naturalness.drops(pairs) if pairs else []
             for k, pair, d in zip(todo, pairs, drops, strict=True):
                 ok[k] = d >= acc.naturalness.min_drop
@@ -562,7 +565,7 @@ class Expander:
                 tag = m.tags[m.mask_positions[0]] if len(m.mask_positions) == 1 else ""
                 if ok[k] and tag in acc.min_insertion_logprob:
                     todo.append(k)
-                    pairs.append((" ".join(tries[batch[k]][1]), " ".join(jobs[tries[batch[k]][0]][0].sentence.words)))
+                    pairs.append(texts[k])
                     bounds.append(acc.min_insertion_logprob[tag])
             values = acc.naturalness.insertion_logprobs(pairs) if pairs else []
             for k, pair, c, bound in zip(todo, pairs, values, bounds, strict=True):

@@ -1,0 +1,158 @@
+"""CREST's language-model checks on a reviewed sample: which reviewed follow-ups the fit bound and the naturalness
+bound of ``conf/crest`` would have refused, and the well-formed rate of the rest.
+
+    .venv/bin/python bench/bench_crest_validity.py [--suite crest-ontogum@1.1.0] [--review reviews/crest-ontogum@1.1.0]
+        [--out bench/results/crest_validity_checks.json]
+
+The suite is a frozen release (read from ``releases/``); its reviewed cases are the review folder's
+(``labels.jsonl``, each case's latest judgement). For each reviewed follow-up, as the generator computes them:
+
+* ``fit``: ``log p(follow-up) - log p(source)``, both cut ``crest.ranker.window`` words after the replaced word
+  (the left context cancels; :func:`lingtest.resources.naturalness.logprob_differences`), on the ``logprob``
+  grid; refused under ``crest.ranker.min_fit``;
+* ``naturalness``: SynEval of source and follow-up (:class:`lingtest.resources.naturalness.NaturalnessBound`
+  with ``crest.naturalness``); refused when the follow-up falls more than ``epsilon`` below its source.
+
+The bounds are the configured ones, set on TIN's natural edits (``bench/bench_tin_naturalness.py``,
+``bench/bench_tin_validity_filters.py``), not on this review: this bench says what they do to follow-ups a
+person judged. Reported: removed well-formed / ill-formed by each check and by either, the well-formed rate with
+its 95% Wilson interval before and among the kept, the kept share, and every reviewed case with its values.
+Also the grid of fit bounds -3 ... -8 (what a stricter or looser bound would keep), for the docs' plot.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "bench" / "results"
+FIT_GRID = [-3.0, -4.0, -5.0, -6.0, -7.0, -8.0, None]
+
+
+def reviewed_cases(suite: str, review: Path) -> list[dict[str, Any]]:
+    """The suite's reviewed cases (test-case dicts) with their reviewer's ``well_formed`` added."""
+    from lingtest.harness.loading import load_suite
+    from lingtest.review.labels import latest, read_labels
+
+    _, judgements = read_labels(review / "labels.jsonl")
+    wf = {j.id: bool(j.well_formed) for j in latest(judgements) if j.well_formed is not None}
+    cases = [tc.to_dict() for tc in load_suite(suite).cases if tc.id in wf]
+    missing = set(wf) - {c["id"] for c in cases}
+    if missing:
+        raise SystemExit(f"{len(missing)} reviewed cases are not in {suite}: {sorted(missing)[:3]}")
+    for c in cases:
+        c["well_formed"] = wf[c["id"]]
+    return sorted(cases, key=lambda c: c["id"])
+
+
+def window_texts(case: dict[str, Any], window: int | None) -> tuple[str, str]:
+    """Source and follow-up as the ranker scores them: up to ``window`` words after the replaced word."""
+    from lingtest.data.align import detokenize
+
+    def words(doc: dict[str, Any]) -> tuple[list[str], list[str]]:
+        toks = doc["sentences"][0]["tokens"]
+        return [t["text"] for t in toks], [t.get("ws", " ") for t in toks]
+
+    m = case["meta"]
+    sw, sws = words(case["source"])
+    fw, fws = words(case["followup"])
+    if window is None:
+        return detokenize(sw, sws), detokenize(fw, fws)
+    s_end = m["position"] + 1 + window
+    f_end = m["position"] + m["n_new_tokens"] + window
+    return detokenize(sw[:s_end], sws[:s_end]), detokenize(fw[:f_end], fws[:f_end])
+
+
+def rate(k: int, n: int) -> dict[str, Any]:
+    from lingtest.review.rates import wilson_interval
+
+    if not n:
+        return {"k": 0, "n": 0, "rate": None, "low": None, "high": None}
+    lo, hi = wilson_interval(k, n)
+    return {"k": k, "n": n, "rate": round(k / n, 4), "low": round(lo, 4), "high": round(hi, 4)}
+
+
+def removed(rows: list[dict[str, Any]], key: str) -> dict[str, int]:
+    gone = [r for r in rows if r[key]]
+    return {"well_formed": sum(r["well_formed"] for r in gone), "ill_formed": sum(not r["well_formed"] for r in gone)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--suite", default="crest-ontogum@1.1.0")
+    ap.add_argument("--review", default=str(ROOT / "reviews" / "crest-ontogum@1.1.0"))
+    ap.add_argument("--out", default=str(RESULTS / "crest_validity_checks.json"))
+    args = ap.parse_args()
+
+    from lingtest.config import compose
+    from lingtest.crest.config import CrestConfig
+    from lingtest.data.io import write_json
+    from lingtest.environment import cpu_model
+    from lingtest.resources.lm import scorer_from_config
+    from lingtest.resources.naturalness import NaturalnessBound, logprob_differences
+    from lingtest.resources.scores import ScoreGrid
+
+    cfg = compose([])
+    config = CrestConfig.from_config(cfg)
+    grid = ScoreGrid.from_config(cfg.resources)
+    cases = reviewed_cases(args.suite, Path(args.review))
+    t0 = time.perf_counter()
+    scorer = scorer_from_config(cfg.resources)
+    fits = logprob_differences(scorer, [window_texts(c, config.ranker.window) for c in cases])
+    nc = config.naturalness
+    bound = NaturalnessBound(scorer, epsilon=nc.epsilon, weight_min=nc.weight_min, weight_mean=nc.weight_mean,
+                             grid=grid, packed=nc.packed)
+    verdicts = bound.judge([(c["meta"]["source_text"], c["meta"]["followup_text"]) for c in cases])
+    seconds = round(time.perf_counter() - t0, 1)
+    min_fit = config.ranker.min_fit
+    rows = []
+    for c, f, (src, new, natural) in zip(cases, fits, verdicts, strict=True):
+        fit = grid.round("logprob", f)
+        m = c["meta"]
+        fit_refused = min_fit is not None and m["candidate_source"] in config.ranker.fit_sources and fit < min_fit
+        rows.append({"id": c["id"], "well_formed": c["well_formed"], "candidate_source": m["candidate_source"],
+                     "old": m["old_token"], "new": m["new_token"], "fit": fit, "naturalness_source": src,
+                     "naturalness": new, "fit_refused": fit_refused, "naturalness_refused": not natural,
+                     "refused": fit_refused or not natural})
+    kept = [r for r in rows if not r["refused"]]
+    by_fit = []
+    for b in FIT_GRID:
+        k = [r for r in rows if (b is None or r["fit"] >= b) and not r["naturalness_refused"]]
+        by_fit.append({"min_fit": b, "kept": len(k), "well_formed": rate(sum(r["well_formed"] for r in k), len(k))})
+    sources = sorted({r["candidate_source"] for r in rows})
+    out = {
+        "benchmark": "crest_validity_checks", "suite": args.suite,
+        "review": str(Path(args.review).resolve().relative_to(ROOT)) if Path(args.review).resolve().is_relative_to(ROOT)
+        else args.review,
+        "settings": {"min_fit": min_fit, "fit_sources": list(config.ranker.fit_sources), "window": config.ranker.window,
+                     "naturalness": nc.model_dump()},
+        "reviewed": len(rows),
+        "well_formed_before": rate(sum(r["well_formed"] for r in rows), len(rows)),
+        "removed": {"fit": removed(rows, "fit_refused"), "naturalness": removed(rows, "naturalness_refused"),
+                    "any": removed(rows, "refused")},
+        "kept": len(kept), "kept_share": round(len(kept) / len(rows), 4) if rows else None,
+        "well_formed_among_kept": rate(sum(r["well_formed"] for r in kept), len(kept)),
+        "by_source": {s: {"reviewed": sum(r["candidate_source"] == s for r in rows),
+                          "kept": sum(r["candidate_source"] == s for r in kept),
+                          "well_formed_among_kept": rate(
+                              sum(r["well_formed"] for r in kept if r["candidate_source"] == s),
+                              sum(r["candidate_source"] == s for r in kept))}
+                      for s in sources},
+        "by_min_fit": by_fit,
+        "cases": rows,
+        "seconds": seconds,
+        "machine": {"python": platform.python_version(), "cpu": cpu_model(), "cores": os.cpu_count()},
+    }
+    write_json(Path(args.out), out)
+    b, k = out["well_formed_before"], out["well_formed_among_kept"]
+    print(f"{args.suite}: {len(rows)} reviewed, well-formed {b['k']}/{b['n']}; kept {len(kept)}: "
+          f"well-formed {k['k']}/{k['n']} ({k['rate']}); removed {out['removed']}")
+
+
+if __name__ == "__main__":
+    main()
