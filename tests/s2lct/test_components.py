@@ -70,7 +70,8 @@ def test_lexicon_lm_takes_every_option_from_conf(tmp_path, monkeypatch):
 
 def test_lm_next_takes_every_option_from_conf(tmp_path, monkeypatch):
     from lingtest.resources.lm import CausalLMScorer
-    from lingtest.s2lct.fill import CausalNextWords, LMNextFillProposer, NextTokens
+    from lingtest.resources.next_words import CausalNextWords, NextTokens
+    from lingtest.s2lct.fill import LMNextFillProposer
     from tests.fakes.lm import tiny_gpt2
 
     tagged = Sentence([Token(w) for w in "The good dog barked".split()],

@@ -11,6 +11,7 @@ import random
 import pytest
 
 from lingtest.resources.fill import Fill, FillProposerBase
+from lingtest.resources.next_words import CausalNextWords, WordPieces, piece_role
 from lingtest.s2lct.expand import (
     Acceptance,
     Expander,
@@ -25,14 +26,7 @@ from lingtest.s2lct.expand import (
     repeats_in_sentence,
     threshold_keeping,
 )
-from lingtest.s2lct.fill import (
-    CausalNextWords,
-    LMNextFillProposer,
-    TaggedLexicon,
-    WordPieces,
-    piece_role,
-    request_texts,
-)
+from lingtest.s2lct.fill import LMNextFillProposer, TaggedLexicon, request_texts
 from lingtest.s2lct.grammar import Node, ReferenceCFG, leaf_span, masked_sentences, parse_bracketed, realises, spans
 from lingtest.s2lct.predicates import Knowledge, SearchSentence, parse_predicate
 from lingtest.s2lct.seeds import Found
@@ -216,7 +210,7 @@ def test_the_next_tokens_match_a_plain_forward(monkeypatch):
     import torch
 
     from lingtest.resources.lm import CausalLMScorer
-    from lingtest.s2lct.fill import NextTokens
+    from lingtest.resources.next_words import NextTokens
     from tests.fakes.lm import tiny_gpt2
 
     model, tok = tiny_gpt2("Or both ways things . the un bel iev able good".split(), seed=3)

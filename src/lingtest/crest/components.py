@@ -13,7 +13,7 @@ from lingtest.crest.config import CrestConfig
 from lingtest.crest.generate import FollowUp, GenerationStats, Generator, MemoParser, Source
 from lingtest.crest.sources import sample_sources, sentence_sources
 from lingtest.progress import progress
-from lingtest.resources.candidates import get_proposer
+from lingtest.resources.candidates import get_proposer, needs_scorer
 from lingtest.resources.candidates.rank import LMRanker
 from lingtest.resources.naturalness import NaturalnessBound
 from lingtest.resources.scores import ScoreGrid
@@ -30,12 +30,17 @@ def memo_parser(parser: Any) -> MemoParser:
     return MemoParser(build_parser(parser))
 
 
-def build_proposers(config: CrestConfig, resources: Any) -> list[Any]:
+def build_proposers(config: CrestConfig, resources: Any, scorer: Any = None) -> list[Any]:
     """The enabled candidate proposers, in precedence order, each from its own options; those that score
-    round on the grid of ``resources.score_decimals`` (``resources``: the composed ``resources`` section)."""
+    round on the grid of ``resources.score_decimals`` (``resources``: the composed ``resources`` section); those
+    that run the causal LM (``lm_next``) get ``scorer`` (the ranker's; None: one of ``resources.lm``)."""
     pc = config.proposers
     grid = ScoreGrid.from_config(resources)
-    return [get_proposer(name, grid, **pc.options(name)) for name in pc.enabled]
+    if scorer is None and any(needs_scorer(name) for name in pc.enabled):
+        from lingtest.resources.lm import scorer_from_config
+
+        scorer = scorer_from_config(resources)
+    return [get_proposer(name, grid, scorer, **pc.options(name)) for name in pc.enabled]
 
 
 def build_ranker(config: CrestConfig, resources: Any, scorer: Any = None) -> LMRanker | None:

@@ -39,8 +39,10 @@ class CrestWorker:
         config = CrestConfig.from_config(conf)
         self.select = select
         self.parser = memo_parser(conf.parser)
-        self.generator = build_generator(config, self.parser, build_proposers(config, conf.resources),
-                                         build_ranker(config, conf.resources), M, resources=conf.resources)
+        ranker = build_ranker(config, conf.resources)
+        self.generator = build_generator(config, self.parser,
+                                         build_proposers(config, conf.resources, getattr(ranker, "scorer", None)),
+                                         ranker, M, resources=conf.resources)
 
     def __call__(self, wave: list[Any]) -> tuple[list[list[Any]], Any]:
         return self.generator.generate_many(wave, select=self.select)

@@ -65,8 +65,9 @@ def generate_stage(ctx: StageContext, config: CrestConfig) -> dict[str, Any]:
         counters["parser_calls"] += parser.calls
         counters["parse_memo_hits"] += parser.hits
     else:
-        gen = build_generator(c, parser, build_proposers(c, ctx.cfg.resources), build_ranker(c, ctx.cfg.resources),
-                              m_gen, resources=ctx.cfg.resources)
+        ranker = build_ranker(c, ctx.cfg.resources)
+        proposers = build_proposers(c, ctx.cfg.resources, getattr(ranker, "scorer", None))
+        gen = build_generator(c, parser, proposers, ranker, m_gen, resources=ctx.cfg.resources)
         followups, stats = generate_all(sources, gen, select=c.select, batch_sources=c.batch_sources)
         counters = {"parser_calls": parser.calls, "parse_memo_hits": parser.hits,
                     "lm_texts_scored": getattr(gen.ranker, "texts_scored", 0),
