@@ -2,7 +2,7 @@
 bound of ``conf/crest`` would have refused, and the well-formed rate of the rest.
 
     .venv/bin/python bench/bench_crest_validity.py [--suite crest-ontogum@1.1.0] [--review reviews/crest-ontogum@1.1.0]
-        [--after reviews/<a later review>] [--out bench/results/crest_validity_checks.json]
+        [--also NAME=reviews/<a later review> ...] [--out bench/results/crest_validity_checks.json]
 
 The suite is a frozen release (read from ``releases/``); its reviewed cases are the review folder's
 (``labels.jsonl``, each case's latest judgement). For each reviewed follow-up, as the generator computes them:
@@ -17,9 +17,10 @@ The bounds are the configured ones, set on TIN's natural edits (``bench/bench_ti
 ``bench/bench_tin_validity_filters.py``), not on this review: this bench says what they do to follow-ups a
 person judged. Reported: removed well-formed / ill-formed by each check and by either, the well-formed rate with
 its 95% Wilson interval before and among the kept, the kept share, and every reviewed case with its values.
-Also the grid of fit bounds -3 ... -8 (what a stricter or looser bound would keep). ``--after``: a review folder of
-a suite generated with the checks; its rates (``lingtest review --summary``) are stored beside the review the
-bench reads (``review_rates``: ``before`` and ``after``), so that the estimate and the measurement sit together.
+Also the grid of fit bounds -3 ... -8 (what a stricter or looser bound would keep). ``--also NAME=FOLDER``
+(repeatable): review folders of suites generated later (with the checks); their rates (``lingtest review
+--summary``) are stored under ``review_rates.NAME`` beside ``review_rates.before`` (the review the bench reads), so
+that the estimate and the measurements sit together.
 """
 
 from __future__ import annotations
@@ -88,7 +89,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--suite", default="crest-ontogum@1.1.0")
     ap.add_argument("--review", default=str(ROOT / "reviews" / "crest-ontogum@1.1.0"))
-    ap.add_argument("--after", default=None, help="a review folder of a suite generated with the checks")
+    ap.add_argument("--also", action="append", default=[], metavar="NAME=FOLDER",
+                    help="a review folder of a later suite, stored under review_rates.NAME (repeatable)")
     ap.add_argument("--out", default=str(RESULTS / "crest_validity_checks.json"))
     args = ap.parse_args()
 
@@ -159,7 +161,8 @@ def main() -> None:
             "cases": r["overall"]["cases"], "well_formed": r["overall"]["well_formed"],
             "label_correct": r["overall"]["label_correct"]}
 
-    out["review_rates"] = {"before": summary(args.review), **({"after": summary(args.after)} if args.after else {})}
+    also = dict(a.split("=", 1) for a in args.also)
+    out["review_rates"] = {"before": summary(args.review), **{name: summary(f) for name, f in also.items()}}
     write_json(Path(args.out), out)
     b, k = out["well_formed_before"], out["well_formed_among_kept"]
     print(f"{args.suite}: {len(rows)} reviewed, well-formed {b['k']}/{b['n']}; kept {len(kept)}: "

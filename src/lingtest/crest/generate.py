@@ -269,6 +269,18 @@ class Generator:
                 pending.pop(i, None)
                 results[i] = stop.value
 
+        def serve(kind: str, run: Any) -> None:
+            """Answer every pending request of ``kind`` (each a list) with one ``run`` over their items."""
+            asking = sorted(i for i, (k, _) in pending.items() if k == kind)
+            if not asking:
+                return
+            answers = run([x for i in asking for x in pending[i][1]])
+            at = 0
+            for i in asking:
+                n = len(pending[i][1])
+                advance(i, answers[at:at + n])
+                at += n
+
         for i in range(len(steps)):
             advance(i, None)
         while pending:
@@ -277,24 +289,8 @@ class Generator:
                 ranked = self.ranker.rank_many([(sources[i].sentence, pending[i][1]) for i in ranking])
                 for i, r in zip(ranking, ranked, strict=True):
                     advance(i, r)
-            judging = sorted(i for i, (kind, _) in pending.items() if kind == "judge")
-            if judging:
-                pairs = [p for i in judging for p in pending[i][1]]
-                verdicts = self.naturalness.judge(pairs)
-                k = 0
-                for i in judging:
-                    n = len(pending[i][1])
-                    advance(i, verdicts[k:k + n])
-                    k += n
-            parsing = sorted(i for i, (kind, _) in pending.items() if kind == "parse")
-            if parsing:
-                flat = [w for i in parsing for w in pending[i][1]]
-                parsed = self.parser.parse(flat)
-                k = 0
-                for i in parsing:
-                    n = len(pending[i][1])
-                    advance(i, parsed[k:k + n])
-                    k += n
+            serve("judge", lambda pairs: self.naturalness.judge(pairs))
+            serve("parse", lambda sentences: self.parser.parse(sentences))
         stats = GenerationStats()
         for r in results:
             assert r is not None
