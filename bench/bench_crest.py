@@ -104,14 +104,16 @@ def main() -> None:
     parser = fresh_parser()
     loads["parser"] = time.perf_counter() - t
     t = time.perf_counter()
-    proposers = P.build_proposers(c, cfg.resources)
+    scorer = P.lm_scorer(c, cfg.resources)  # the one LM the stage's ranker, lm_next and naturalness bound share
+    loads["ranker"] = time.perf_counter() - t
+    t = time.perf_counter()
+    proposers = P.build_proposers(c, cfg.resources, scorer)
     for p in proposers:  # force lazy resources (WordNet, vector index)
         getattr(p, "wn", None)
         getattr(p, "index", None)
     loads["proposers"] = time.perf_counter() - t
-    t = time.perf_counter()
-    ranker = P.build_ranker(c, cfg.resources)
-    loads["ranker"] = time.perf_counter() - t
+    ranker = P.build_ranker(c, cfg.resources, scorer)
+    naturalness = P.build_naturalness(c, cfg.resources, scorer)
     t = time.perf_counter()
     from lingtest.systems.cache import CachedSystem
     from lingtest.systems.factory import build_system
@@ -128,8 +130,8 @@ def main() -> None:
             parser.close()  # its worker processes
             parser = fresh_parser()
         if ranker is not None:
-            ranker.texts_scored, ranker.seconds = 0, 0.0
-        gen = P.build_generator(c, parser, proposers, ranker, int(c.M))
+            ranker.texts_scored, ranker.seconds, ranker.fits_removed = 0, 0.0, 0
+        gen = P.build_generator(c, parser, proposers, ranker, int(c.M), naturalness=naturalness)
         t0 = time.perf_counter()
         sources = P.prepare_sources(docs, c, parser)
         t1 = time.perf_counter()

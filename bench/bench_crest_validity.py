@@ -2,7 +2,8 @@
 bound of ``conf/crest`` would have refused, and the well-formed rate of the rest.
 
     .venv/bin/python bench/bench_crest_validity.py [--suite crest-ontogum@1.1.0] [--review reviews/crest-ontogum@1.1.0]
-        [--also NAME=reviews/<a later review> ...] [--out bench/results/crest_validity_checks.json]
+        [--also NAME=reviews/<a later review> ...] [--whole SUITE=reviews/<its review>]
+        [--out bench/results/crest_validity_checks.json]
 
 The suite is a frozen release (read from ``releases/``); its reviewed cases are the review folder's
 (``labels.jsonl``, each case's latest judgement). For each reviewed follow-up, as the generator computes them:
@@ -20,7 +21,10 @@ its 95% Wilson interval before and among the kept, the kept share, and every rev
 Also the grid of fit bounds -3 ... -8 (what a stricter or looser bound would keep). ``--also NAME=FOLDER``
 (repeatable): review folders of suites generated later (with the checks); their rates (``lingtest review
 --summary``) are stored under ``review_rates.NAME`` beside ``review_rates.before`` (the review the bench reads), so
-that the estimate and the measurements sit together.
+that the estimate and the measurements sit together. ``--whole SUITE=FOLDER``: for the cases of a suite generated
+with the checks that FOLDER reviewed, whether any bound on the LM's fit would still separate the well-formed from the
+others: the well-formed share of the cases at or above each bound, for the fit as generated (``lm_fit``: three words
+after the replacement) and for the fit of the whole sentence (``whole_fit``), stored under ``whole``.
 """
 
 from __future__ import annotations
@@ -85,12 +89,37 @@ def removed(rows: list[dict[str, Any]], key: str) -> dict[str, int]:
     return {"well_formed": sum(r["well_formed"] for r in gone), "ill_formed": sum(not r["well_formed"] for r in gone)}
 
 
+def whole_fit(suite: str, review: Path, scorer: Any, grid: Any) -> dict[str, Any]:
+    """The well-formed share of ``suite``'s reviewed cases at or above each fit bound: the generator's (``lm_fit``)
+    and the whole sentence's (``log p(follow-up) - log p(source)``), on the ``logprob`` grid."""
+    from lingtest.resources.naturalness import logprob_differences
+
+    cases = reviewed_cases(suite, review)
+    whole = logprob_differences(scorer, [(c["meta"]["source_text"], c["meta"]["followup_text"]) for c in cases])
+    rows = [{"id": c["id"], "well_formed": c["well_formed"], "candidate_source": c["meta"]["candidate_source"],
+             "lm_fit": c["meta"].get("lm_fit"), "whole_fit": grid.round("logprob", w)}
+            for c, w in zip(cases, whole, strict=True)]
+    bounds = [None, -6.0, -4.0, -2.0, 0.0, 2.0]
+
+    def table(key: str) -> list[dict[str, Any]]:
+        out = []
+        for b in bounds:
+            k = [r for r in rows if r[key] is not None and (b is None or r[key] >= b)]
+            out.append({"bound": b, "kept": len(k), "well_formed": rate(sum(r["well_formed"] for r in k), len(k))})
+        return out
+
+    return {"suite": suite, "reviewed": len(rows), "by_lm_fit": table("lm_fit"), "by_whole_fit": table("whole_fit"),
+            "cases": rows}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--suite", default="crest-ontogum@1.1.0")
     ap.add_argument("--review", default=str(ROOT / "reviews" / "crest-ontogum@1.1.0"))
     ap.add_argument("--also", action="append", default=[], metavar="NAME=FOLDER",
                     help="a review folder of a later suite, stored under review_rates.NAME (repeatable)")
+    ap.add_argument("--whole", default=None, metavar="SUITE=FOLDER",
+                    help="a suite generated with the checks and its review: the fit bounds on its reviewed cases")
     ap.add_argument("--out", default=str(RESULTS / "crest_validity_checks.json"))
     args = ap.parse_args()
 
@@ -162,6 +191,9 @@ def main() -> None:
             "label_correct": r["overall"]["label_correct"]}
 
     also = dict(a.split("=", 1) for a in args.also)
+    if args.whole:
+        suite, folder = args.whole.split("=", 1)
+        out["whole"] = whole_fit(suite, Path(folder), scorer, grid)
     out["review_rates"] = {"before": summary(args.review), **{name: summary(f) for name, f in also.items()}}
     write_json(Path(args.out), out)
     b, k = out["well_formed_before"], out["well_formed_among_kept"]

@@ -66,7 +66,7 @@ def crest_part(args, overrides) -> dict:
         return sum(len(v) for v in fus.values()), json.dumps([tc.to_dict() for tc in suite], sort_keys=True)
 
     t = time.perf_counter()
-    gen = P.build_generator(c, parser, P.build_proposers(c, cfg.resources), P.build_ranker(c, cfg.resources), int(c.M))
+    gen = P.crest_generator(c, cfg.resources, parser, int(c.M))
     t_load = time.perf_counter() - t
     t = time.perf_counter()
     fus, _ = P.generate_all(sources, gen, select=True, show_progress=False, batch_sources=2)

@@ -114,3 +114,39 @@ def test_naturalness_bound_judges_on_the_grid(kept):
     bound = NaturalnessBound(Scorer(), epsilon=eps, weight_min=0.6, weight_mean=0.4, grid=GRID, packed=False)
     assert bound.judge([("a b c", "a x c")]) == [(src, new, kept)]
     assert bound.judge([]) == []
+
+
+def test_the_fit_bound_with_the_original_in_the_softmax(fake_parser):
+    memo = MemoParser(fake_parser)
+    src = _source(memo)
+    prop = FakeProposer({"big": TABLE["big"]})
+    ranker = _ranker(FakeScorer(), include_original=True, threshold=0.2, min_fit=-0.4, fit_sources=FIT_SOURCES)
+    fus, _ = Generator(memo, [prop], ranker=ranker, M=20).generate(src)
+    # huge (-0.25) fits; with the original in the softmax its share is its probability against "big" and zzbig
+    assert [(f.new, f.fit) for f in fus] == [("huge", -0.25)]
+    assert fus[0].prob is not None and 0.2 <= fus[0].prob < 0.5
+
+
+def test_the_stage_generator_shares_one_language_model(monkeypatch):
+    from omegaconf import OmegaConf
+    from tests.fakes.conf_options import conf_group
+
+    from lingtest.crest import components
+    from lingtest.crest.config import CrestConfig
+
+    loaded = []
+
+    def fake_lm(config, resources):
+        loaded.append(object())
+        return loaded[-1]
+
+    monkeypatch.setattr(components, "lm_scorer", fake_lm)
+    crest = OmegaConf.merge(conf_group("crest"), {"proposers": {"enabled": ["wordnet"]}})
+    config = CrestConfig.from_config(OmegaConf.create({"dataset": "toy", "seed": 0, "crest": crest}))
+    gen = components.crest_generator(config, conf_group("resources"), parser=None, M=5)
+    assert len(loaded) == 1 and gen.ranker.scorer is loaded[0] and gen.naturalness.scorer is loaded[0]
+    off = OmegaConf.merge(crest, {"ranker": {"enabled": False}, "naturalness": {"enabled": False}})
+    gen = components.crest_generator(CrestConfig.from_config(OmegaConf.create({"dataset": "toy", "seed": 0,
+                                                                               "crest": off})),
+                                     conf_group("resources"), parser=None, M=5)
+    assert len(loaded) == 1 and gen.ranker is None and gen.naturalness is None  # no LM loaded for nothing

@@ -126,7 +126,8 @@ def test_crest_generation_and_evaluation_on_ray_are_identical(local_ray, tmp_pat
                              {"workers": 0, "cache_dir": str(tmp_path / "parses")})
     crest = OmegaConf.merge(OmegaConf.load(conf / "crest" / "default.yaml"),
                             {"N": None, "M": 3, "batch_sources": 2, "proposers": {"enabled": ["wordnet"]},
-                             "ranker": {"enabled": False}, "systems": ["sieve"]})
+                             "ranker": {"enabled": False}, "naturalness": {"enabled": False},
+                             "systems": ["sieve"]})
 
     sieve = OmegaConf.merge(systems.coref.sieve, {"use_wordnet": False})
 

@@ -58,13 +58,20 @@ def test_on_a_tiny_causal_lm():
     from tests.fakes.lm import tiny_gpt2
 
     from lingtest.resources.lm import CausalLMScorer
+    from lingtest.resources.next_words import CausalNextWords, NextTokens, WordPieces
 
-    model, tok = tiny_gpt2(["the", "cat", "dog", "sat", "ran", "on", "mat", "big", "small", "."])
-    p = get_proposer("lm_next", GRID, CausalLMScorer.from_model(model, tok, device="cpu"), candidates=5,
-                     max_pieces=2, skip_lemmas=[])
+    vocab = ["the", "cat", "dog", "sat", "ran", "on", "mat", "big", "small", "."]
+    model, tok = tiny_gpt2(vocab)
+    # the tiny tokenizer splits on spaces; its pieces, as a SentencePiece vocabulary would mark them
+    pieces = WordPieces.from_pieces(["<|endoftext|>", "<pad>", "<unk>", *("\u2581" + w for w in vocab)])
+    scorer = CausalLMScorer.from_model(model, tok, device="cpu")
+    words = CausalNextWords(NextTokens(scorer), pieces, grid=GRID, max_pieces=1, known=None)
+    p = LMNextProposer(grid=GRID, candidates=len(vocab), max_pieces=1, skip_lemmas=[], words=words)
     s = Sentence([Token("the", pos="DET"), Token("cat", pos="NOUN", lemma="cat"), Token("sat", pos="VERB"),
                   Token(".", pos="PUNCT")])
     got = p.propose(s, [0, 1, 2, 3])
-    assert set(got) <= {1, 2}
-    for i, cands in got.items():
-        assert cands and all(c.text.isalpha() and c.text != s.tokens[i].text for c in cands)
+    # every word of the vocabulary is a next word: the nouns WordNet knows replace "cat", the verbs "sat"
+    assert {c.text for c in got[1]} == {"dog", "mat", "sat", "small"}  # WordNet's nouns (SAT, the small of the back)
+    assert "ran" in {c.text for c in got[2]} and set(got) == {1, 2}
+    built = get_proposer("lm_next", GRID, scorer, candidates=3, max_pieces=2, skip_lemmas=[])
+    assert isinstance(built, LMNextProposer) and built.words.lm.scorer is scorer

@@ -33,40 +33,43 @@ def memo_parser(parser: Any) -> MemoParser:
 def build_proposers(config: CrestConfig, resources: Any, scorer: Any = None) -> list[Any]:
     """The enabled candidate proposers, in precedence order, each from its own options; those that score
     round on the grid of ``resources.score_decimals`` (``resources``: the composed ``resources`` section); those
-    that run the causal LM (``lm_next``) get ``scorer`` (the ranker's; None: one of ``resources.lm``)."""
+    that run the causal LM (``lm_next``) get ``scorer`` (None: :func:`lm_scorer`)."""
     pc = config.proposers
     grid = ScoreGrid.from_config(resources)
     if scorer is None and any(needs_scorer(name) for name in pc.enabled):
-        from lingtest.resources.lm import scorer_from_config
-
-        scorer = scorer_from_config(resources)
+        scorer = lm_scorer(config, resources)
     return [get_proposer(name, grid, scorer, **pc.options(name)) for name in pc.enabled]
 
 
-def build_ranker(config: CrestConfig, resources: Any, scorer: Any = None) -> LMRanker | None:
-    """The LM ranker of ``crest.ranker`` (None when disabled) over the causal LM of ``resources.lm``
-    (``resources``: the composed ``resources`` section), at the ranker's own ``dtype`` when set, deciding
-    on the grid of ``resources.score_decimals``."""
-    rc = config.ranker
-    if not rc.enabled:
-        return None
-    from lingtest.resources.lm import resolve_threads
+def lm_scorer(config: CrestConfig, resources: Any) -> Any:
+    """The causal LM of ``resources.lm`` at the ranker's compute precision (``crest.ranker.dtype``, when set),
+    with the ranker's torch threads: the one scorer the ranker, the ``lm_next`` proposer and the naturalness
+    bound share."""
+    from omegaconf import OmegaConf
 
+    from lingtest.resources.lm import resolve_threads, scorer_from_config
+
+    rc = config.ranker
     threads = resolve_threads(rc.threads)
     if threads is not None:
         import torch
 
         torch.set_num_threads(threads)
-        log.info("CREST ranker: %d torch thread(s) (crest.ranker.threads=%s)", threads, rc.threads)
+        log.info("CREST LM: %d torch thread(s) (crest.ranker.threads=%s)", threads, rc.threads)
+    res = resources
+    if rc.dtype:  # the ranker's own compute precision (e.g. bfloat16 on a CPU)
+        res = OmegaConf.merge(res, {"lm": {"dtype": str(rc.dtype)}})
+    return scorer_from_config(res)
+
+
+def build_ranker(config: CrestConfig, resources: Any, scorer: Any = None) -> LMRanker | None:
+    """The LM ranker of ``crest.ranker`` (None when disabled) over ``scorer`` (None: :func:`lm_scorer`), deciding
+    on the grid of ``resources.score_decimals`` (``resources``: the composed ``resources`` section)."""
+    rc = config.ranker
+    if not rc.enabled:
+        return None
     if scorer is None:
-        from omegaconf import OmegaConf
-
-        from lingtest.resources.lm import scorer_from_config
-
-        res = resources
-        if rc.dtype:  # the ranker's own compute precision (e.g. bfloat16 on a CPU)
-            res = OmegaConf.merge(res, {"lm": {"dtype": str(rc.dtype)}})
-        scorer = scorer_from_config(res)
+        scorer = lm_scorer(config, resources)
     return LMRanker(scorer, grid=ScoreGrid.from_config(resources), threshold=rc.threshold,
                     include_original=rc.include_original, filter_sources=list(rc.filter_sources), window=rc.window,
                     left_window=rc.left_window, shared_prefix=rc.shared_prefix, min_fit=rc.min_fit,
@@ -74,28 +77,34 @@ def build_ranker(config: CrestConfig, resources: Any, scorer: Any = None) -> LMR
 
 
 def build_naturalness(config: CrestConfig, resources: Any, scorer: Any = None) -> NaturalnessBound | None:
-    """The naturalness bound of ``crest.naturalness`` (None when disabled) over ``scorer`` (the ranker's LM, so
-    that one model serves both; None: the causal LM of ``resources.lm``)."""
+    """The naturalness bound of ``crest.naturalness`` (None when disabled) over ``scorer`` (None:
+    :func:`lm_scorer`)."""
     nc = config.naturalness
     if not nc.enabled:
         return None
     if scorer is None:
-        from lingtest.resources.lm import scorer_from_config
-
-        scorer = scorer_from_config(resources)
+        scorer = lm_scorer(config, resources)
     return NaturalnessBound(scorer, epsilon=nc.epsilon, weight_min=nc.weight_min, weight_mean=nc.weight_mean,
                             grid=ScoreGrid.from_config(resources), packed=nc.packed)
 
 
 def build_generator(config: CrestConfig, parser: Any, proposers: Sequence[Any], ranker: Any, M: int,
-                    resources: Any = None) -> Generator:
-    """The generator of ``config``; with ``resources`` (the composed ``resources`` section) also its naturalness
-    bound, scored by the ranker's LM when there is one."""
-    naturalness = (build_naturalness(config, resources, getattr(ranker, "scorer", None))
-                   if resources is not None else None)
+                    naturalness: NaturalnessBound | None = None) -> Generator:
+    """The generator of ``config`` from its parts (:func:`crest_generator` builds them as the stage does)."""
     return Generator(parser, proposers, ranker, naturalness=naturalness, M=int(M), order=config.order,
                      parse_chunk=config.parse_chunk, relations=list(config.relations),
                      copula_complements=list(config.copula_complements))
+
+
+def crest_generator(config: CrestConfig, resources: Any, parser: Any, M: int) -> Generator:
+    """The generator the ``crest_generate`` stage runs: its ranker, ``lm_next`` proposer and naturalness bound
+    share one causal-LM scorer (:func:`lm_scorer`, loaded only when one of them is on)."""
+    uses_lm = (config.ranker.enabled or config.naturalness.enabled
+               or any(needs_scorer(name) for name in config.proposers.enabled))
+    scorer = lm_scorer(config, resources) if uses_lm else None
+    ranker = build_ranker(config, resources, scorer)
+    return build_generator(config, parser, build_proposers(config, resources, scorer), ranker, M,
+                           naturalness=build_naturalness(config, resources, scorer))
 
 
 # ---- drivers over many sources -----------------------------------------------------------------

@@ -31,7 +31,7 @@ class CrestWorker:
     def __init__(self, cfg: dict[str, Any], M: int, threads: int, select: bool) -> None:
         from omegaconf import OmegaConf
 
-        from lingtest.crest.components import build_generator, build_proposers, build_ranker, memo_parser
+        from lingtest.crest.components import crest_generator, memo_parser
         from lingtest.crest.config import CrestConfig
 
         conf: Any = OmegaConf.merge(OmegaConf.create(cfg), {"parser": {"workers": 0},
@@ -39,10 +39,7 @@ class CrestWorker:
         config = CrestConfig.from_config(conf)
         self.select = select
         self.parser = memo_parser(conf.parser)
-        ranker = build_ranker(config, conf.resources)
-        self.generator = build_generator(config, self.parser,
-                                         build_proposers(config, conf.resources, getattr(ranker, "scorer", None)),
-                                         ranker, M, resources=conf.resources)
+        self.generator = crest_generator(config, conf.resources, self.parser, M)
 
     def __call__(self, wave: list[Any]) -> tuple[list[list[Any]], Any]:
         return self.generator.generate_many(wave, select=self.select)

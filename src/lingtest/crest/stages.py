@@ -16,9 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from lingtest.crest.components import (
-    build_generator,
-    build_proposers,
-    build_ranker,
+    crest_generator,
     generate_all,
     memo_parser,
     prepare_sources,
@@ -65,9 +63,7 @@ def generate_stage(ctx: StageContext, config: CrestConfig) -> dict[str, Any]:
         counters["parser_calls"] += parser.calls
         counters["parse_memo_hits"] += parser.hits
     else:
-        ranker = build_ranker(c, ctx.cfg.resources)
-        proposers = build_proposers(c, ctx.cfg.resources, getattr(ranker, "scorer", None))
-        gen = build_generator(c, parser, proposers, ranker, m_gen, resources=ctx.cfg.resources)
+        gen = crest_generator(c, ctx.cfg.resources, parser, m_gen)
         followups, stats = generate_all(sources, gen, select=c.select, batch_sources=c.batch_sources)
         counters = {"parser_calls": parser.calls, "parse_memo_hits": parser.hits,
                     "lm_texts_scored": getattr(gen.ranker, "texts_scored", 0),
