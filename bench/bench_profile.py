@@ -5,12 +5,12 @@ by profiling their bodies in a throwaway copy of the workspace.
         [--session -1] [--cold] [--note TEXT] [--stage NAME[@ITEM] ...] [--profiler auto|py-spy|cprofile]
         [--rate 100] [--out bench/results/profile_<x>.json]
 
-Between stages (:mod:`lingtest.profiling`): the runs of one ``dvc repro`` (``--session``: which one, by default the
-last, when the store holds several) give per stage its wall seconds inside the tracked run and the gap since the
-previous stage ended, split into DVC's share and the process start-up where the run recorded its process (same
-boot of this machine); totals per technique (``stages/<technique>/dvc.yaml``) and for the whole run. ``--log``
-(the ``dvc repro`` output, optionally with GNU ``/usr/bin/time -v`` at its end) adds the stages DVC says it ran
-and skipped, the invocation's wall seconds and whether it ended.
+Between stages (:mod:`lingtest.profiling`): the runs of one ``dvc repro`` (``--session``, alias ``--repro``: which
+one, by default the last, when the store holds several) give per stage its wall seconds inside the tracked run and
+the gap since the previous stage ended, split into DVC's share and the process start-up where the run recorded its
+process (same boot of this machine); totals per technique (``stages/<technique>/dvc.yaml``) and for the whole run.
+``--log`` (the ``dvc repro`` output, optionally with GNU ``/usr/bin/time -v`` at its end) adds the stages DVC says it
+ran and skipped, the invocation's wall seconds and whether it ended.
 
 Inside a stage (``--stage``, a few at most: each runs the stage's body once): the stage's command
 (``python -m lingtest.pipeline.stage NAME [ITEM]``) runs in a copy under ``/tmp`` holding the workspace's code,
@@ -376,7 +376,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--workspace", type=Path, required=True, help="the pipeline workspace that ran dvc repro")
     ap.add_argument("--mlruns", type=Path, help="its MLflow store (default WORKSPACE/mlruns)")
     ap.add_argument("--log", type=Path, help="the dvc repro output (optionally ending with /usr/bin/time -v)")
-    ap.add_argument("--session", type=int, default=-1, help="which dvc repro of the store (0: first, -1: last)")
+    ap.add_argument("--session", "--repro", dest="session", type=int, default=-1,
+                    help="which dvc repro of the store (0: first, -1: last)")
     ap.add_argument("--max-gap", type=float, default=300.0, help="seconds without a run that end a dvc repro")
     cold = ap.add_mutually_exclusive_group()
     cold.add_argument("--cold", dest="cold", action="store_const", const=True,
