@@ -10,7 +10,8 @@ The suite is a frozen release (read from ``releases/``); its reviewed cases are 
 
 * ``fit``: ``log p(follow-up) - log p(source)``, both cut ``crest.ranker.window`` words after the replaced word
   (the left context cancels; :func:`lingtest.resources.naturalness.logprob_differences`), on the ``logprob``
-  grid; refused under ``crest.ranker.min_fit``;
+  grid; refused under ``crest.ranker.min_fit`` (the ranker rounds each of the two log-probabilities before it
+  subtracts them, so its fit can differ from this one by a step of the grid);
 * ``naturalness``: SynEval of source and follow-up (:class:`lingtest.resources.naturalness.NaturalnessBound`
   with ``crest.naturalness``); refused when the follow-up falls more than ``epsilon`` below its source.
 
