@@ -28,6 +28,7 @@ TARGETS: dict[str, str] = {
     "crest_evaluate": "lingtest.crest.stages:evaluate_stage",
     "crest_report": "lingtest.crest.stages:report_stage",
     "crest_ablation": "lingtest.crest.stages:ablation_stage",
+    "crest_baseline_fills": "lingtest.crest.baselines.stages:fills_stage",
     "crest_baseline_generate": "lingtest.crest.baselines.stages:generate_stage",
     "crest_baseline_evaluate": "lingtest.crest.baselines.stages:evaluate_stage",
     "crest_baseline_report": "lingtest.crest.baselines.stages:report_stage",

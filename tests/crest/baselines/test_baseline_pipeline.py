@@ -36,7 +36,8 @@ def prepared_split(root: Path, corpus: str) -> None:
 
 def test_generate_evaluate_and_report_through_the_stage_runner(tmp_path, cfg, monkeypatch):
     # no WordNet in the fakes: TextAttack runs the recipes that need none
-    monkeypatch.setattr("lingtest.crest.baselines.parts.StageParts", lambda c, b: FakeParts(wordnet=_NoWordNet()))
+    monkeypatch.setattr("lingtest.crest.baselines.parts.StageParts",
+                        lambda c, b, fill_table=None: FakeParts(wordnet=_NoWordNet()))
     monkeypatch.setattr("lingtest.systems.factory.build_system", lambda c, task, name: FakeSystem())
     corpus = str(cfg.crest.corpus)
     prepared_split(tmp_path, corpus)

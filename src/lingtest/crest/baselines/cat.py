@@ -73,9 +73,13 @@ class Cat:
         fu = vecs[len(src_ids):]
         return [round(float(np.dot(vecs[row[s.source]], fu[k])), 5) for k, s in enumerate(subs)]
 
+    def fill_positions(self, sentence: Sentence) -> list[int]:
+        """Every token that is not punctuation (CAT)."""
+        return [i for i, t in enumerate(sentence.tokens) if has_alnum(t.text)]
+
     def generate(self, sources: Sequence[Source], M: int, seed: int) -> Generated:
         c = self.config
-        positions = [[i for i, t in enumerate(s.sentence.tokens) if has_alnum(t.text)] for s in sources]
+        positions = [self.fill_positions(s.sentence) for s in sources]
         subs, _ = propose(self.fill, sources, positions, top_k=c.top_k, min_score=c.min_score, min_chars=1,
                           reject_punctuation=False)
         parsed = parse_substitutes(self.parser, sources, subs)

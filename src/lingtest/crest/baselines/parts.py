@@ -1,10 +1,11 @@
 """The shared components of the baseline stages, each built on first use from the composed configuration: the
 configured parser behind CREST's memo (``cfg.parser``), the fill-in proposer (``crest_baselines.fill``, its
-ranking LM from ``resources.lm``), the sentence embedder (``resources.embedder``) and WordNet
-(``resources.wordnet``)."""
+ranking LM from ``resources.lm``; or the table ``crest_baseline_fills`` computed with it), the sentence
+embedder (``resources.embedder``) and WordNet (``resources.wordnet``)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from lingtest.config import Composed
@@ -16,9 +17,10 @@ class StageParts:
     """:class:`~lingtest.crest.baselines.base.Parts` from ``cfg`` (the composed configuration); also what the
     fill proposer's ``from_config`` takes (``parser``, ``score_grid``, ``lm_scorer``)."""
 
-    def __init__(self, cfg: Composed, config: BaselinesConfig) -> None:
+    def __init__(self, cfg: Composed, config: BaselinesConfig, fill_table: Path | None = None) -> None:
         self.cfg = cfg
         self.config = config
+        self.fill_table = fill_table
         self._memo: dict[str, Any] = {}
 
     def _get(self, name: str, build: Any) -> Any:
@@ -49,7 +51,13 @@ class StageParts:
 
     @property
     def fill(self) -> Any:
+        """The fill-in proposer; with ``fill_table``, the proposals read from that file
+        (:class:`~lingtest.crest.baselines.fills.FillTable`, written by ``crest_baseline_fills``)."""
         def build() -> Any:
+            if self.fill_table is not None:
+                from lingtest.crest.baselines.fills import FillTable
+
+                return FillTable.read(self.fill_table)
             cls, config = self.config.fill.component()
             return cls.from_config(config, self)
 

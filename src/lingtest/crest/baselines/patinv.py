@@ -139,14 +139,14 @@ class PatInv:
         self.fill = fill
         self.lexicon = lexicon
 
-    def positions(self, sentence: Sentence) -> list[int]:
+    def fill_positions(self, sentence: Sentence) -> list[int]:
         """Tagged positions, without stop words and *'s* (PatInv)."""
         return [i for i in tag_positions(sentence, self.config.tags, self.config.skip_edges)
                 if sentence.tokens[i].text.lower() not in self.lexicon.stops and sentence.tokens[i].text != "'s"]
 
     def generate(self, sources: Sequence[Source], M: int, seed: int) -> Generated:
         c = self.config
-        subs, _ = propose(self.fill, sources, [self.positions(s.sentence) for s in sources], top_k=c.top_k,
+        subs, _ = propose(self.fill, sources, [self.fill_positions(s.sentence) for s in sources], top_k=c.top_k,
                           min_score=c.min_score, min_chars=c.min_chars, reject_punctuation=True)
         lexical: list[str | None] = [
             self.lexicon.verdict(sources[s.source].sentence.tokens[s.position].text, s.word) if c.non_synonym else None

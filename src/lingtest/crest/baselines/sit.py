@@ -68,9 +68,13 @@ class Sit:
         self.parser = parser
         self.fill = fill
 
+    def fill_positions(self, sentence: Sentence) -> list[int]:
+        """The tagged positions (SIT: nouns and adjectives), without the first and last token (``skip_edges``)."""
+        return tag_positions(sentence, self.config.tags, self.config.skip_edges)
+
     def generate(self, sources: Sequence[Source], M: int, seed: int) -> Generated:
         c = self.config
-        positions = [tag_positions(s.sentence, c.tags, c.skip_edges) for s in sources]
+        positions = [self.fill_positions(s.sentence) for s in sources]
         subs, _ = propose(self.fill, sources, positions, top_k=c.top_k, min_score=c.min_score,
                           min_chars=c.min_chars, reject_punctuation=True)
         parsed = parse_substitutes(self.parser, sources, subs)

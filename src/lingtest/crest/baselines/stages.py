@@ -211,9 +211,47 @@ def _dir(ctx: StageContext, key: str, baseline: str) -> Path:
     return ctx.path(f"crest.{key}") / baseline
 
 
+def fills_path(ctx: StageContext) -> Path:
+    """Where ``crest_baseline_fills`` writes the fill table (:mod:`~lingtest.crest.baselines.fills`)."""
+    return ctx.path("crest.baselines") / "fills.jsonl"
+
+
+def fills_stage(ctx: StageContext, config: BaselinesConfig) -> dict[str, Any]:
+    """The fill-in proposals of every baseline of ``crest_baselines.baselines`` that substitutes words, for
+    CREST's sources, computed once -> ``<paths.crest.baselines>/fills.jsonl`` (a
+    :class:`~lingtest.crest.baselines.fills.FillTable`) and ``<paths.crest.baselines_metrics>/fills.json``
+    (its counts)."""
+    from lingtest.crest.baselines.fills import FillTable, compute_fills, substituting
+    from lingtest.crest.baselines.parts import StageParts
+    from lingtest.crest.components import prepare_sources
+    from lingtest.crest.sources import load_documents
+    from lingtest.crest.stages import input_path
+
+    t0 = time.perf_counter()
+    crest = CrestConfig.from_config(ctx.cfg)
+    parts = StageParts(ctx.cfg, config)
+    try:
+        sources = prepare_sources(load_documents(input_path(ctx, crest)), crest, parts.parser)
+        generators = substituting(build_generator(config, b, parts) for b in config.baselines)
+        # no baseline substitutes words: an empty table (no LM is loaded)
+        table = (compute_fills(parts.fill, sources, generators, config.batch_sources) if generators
+                 else FillTable({}, 0))
+    finally:
+        parts.close()
+    positions = table.write(fills_path(ctx), meta={"corpus": crest.corpus,
+                                                   "baselines": [g.name for g in generators]})
+    metrics = {"corpus": crest.corpus, "baselines": [g.name for g in generators], "sources": len(sources),
+               "positions": positions, "fills": sum(len(v) for v in table.rows.values()), "k": table.k,
+               "seconds": round(time.perf_counter() - t0, 2)}
+    ctx.write_metrics(ctx.path("crest.baselines_metrics") / "fills.json", metrics, "crest_baselines.fills.")
+    log.info("baseline fills: %d positions of %d sources in %.1fs", positions, len(sources), metrics["seconds"])
+    return metrics
+
+
 def generate_stage(ctx: StageContext, config: BaselinesConfig, item: str) -> dict[str, Any]:
     """Baseline ``item`` on CREST's sources -> ``<paths.crest.baselines>/<item>/{sources,generated}.jsonl`` and
-    ``<paths.crest.baselines_metrics>/<item>/generation.json``."""
+    ``<paths.crest.baselines_metrics>/<item>/generation.json``. A baseline that substitutes words reads its
+    fills from ``crest_baseline_fills``'s table (:func:`fills_path`)."""
     from lingtest.crest.baselines.parts import StageParts
     from lingtest.crest.stages import input_path
 
@@ -222,7 +260,10 @@ def generate_stage(ctx: StageContext, config: BaselinesConfig, item: str) -> dic
 
         raise ConfigError(f"baseline {item!r} is not in crest_baselines.baselines {config.baselines}")
     crest = CrestConfig.from_config(ctx.cfg)
-    parts = StageParts(ctx.cfg, config)
+    table = None
+    if hasattr(BASELINES.get(item), "fill_positions"):
+        table = ctx.require(fills_path(ctx), "crest_baseline_fills")
+    parts = StageParts(ctx.cfg, config, fill_table=table)
     try:
         metrics = run_baseline_generate(crest, config, item, parts, out_dir=_dir(ctx, "baselines", item),
                                         metrics_path=_dir(ctx, "baselines_metrics", item) / "generation.json",
