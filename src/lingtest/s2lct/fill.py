@@ -20,9 +20,10 @@ A request is ``(tokens, position)`` where ``tokens[position]`` is a mask placeho
 
   1. takes its candidates: for a tag the expander's :class:`Collocations` restrict (an adjective before a noun),
      the words seen right before the word after the mask in the suite's corpus; else the causal LM's
-     ``candidates`` most probable next *words* after the left context (:class:`CausalNextWords`: the most
-     probable tokens that start a word, each continued greedily while the most probable next token continues
-     the word, ``max_pieces`` tokens at most) and the ``lexicon_candidates`` most frequent words of the tag;
+     ``candidates`` most probable next *words* after the left context
+     (:class:`~lingtest.resources.next_words.CausalNextWords`: the most probable tokens that start a word,
+     each continued greedily while the most probable next token continues the word, ``max_pieces`` tokens at
+     most) and the ``lexicon_candidates`` most frequent words of the tag;
   2. lower-cases them in a sentence without capitals (:func:`cased_like`), keeps those the mask's tag allows:
      alphanumeric (one character: a word the lexicon knows), passing ``prefilter`` and, with a
      ``tag_filter`` lexicon, a word the lexicon knows must have been seen with the tag (unknown words pass),

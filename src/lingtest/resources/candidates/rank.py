@@ -96,9 +96,10 @@ class LMRanker:
         return detokenize(nw, nws)
 
     def rank(self, sentence: Sentence, candidates: dict[int, list[Candidate]]) -> dict[int, list[Candidate]]:
-        """Score the ``filter_sources`` candidates (one scorer call), set their ``prob`` (on the grid),
-        drop those under threshold; per position: unscored candidates first, then scored ones by ``prob``
-        (equal ones by text, then proposal order)."""
+        """Score the ``filter_sources`` and ``fit_sources`` candidates (one scorer call), set their ``prob`` (on
+        the grid) and ``fit`` (the log-probability in place minus the original word's), drop those under
+        ``threshold`` and, with ``min_fit``, the ``fit_sources`` ones whose fit is below it; per position:
+        unscored candidates first, then scored ones by ``prob`` (equal ones by text, then proposal order)."""
         return self.rank_many([(sentence, candidates)])[0]
 
     def rank_many(self, items: Sequence[tuple[Sentence, dict[int, list[Candidate]]]]
