@@ -28,6 +28,12 @@ def pipeline_datasets(record: str = "", *, _root_: Any) -> list[str]:
             if _enabled(spec) and (not record or spec.get("record", "document") == record)]
 
 
+def unique(items: Any, *, _root_: Any) -> list[str]:
+    """``${lingtest.unique:[a,b,...]}``: the items as strings, each once, in their first order (a list that
+    names a dataset twice through interpolations, ``${dataset}`` among fixed names)."""
+    return list(dict.fromkeys(str(i) for i in items))
+
+
 def mirror_path(_root_: Any) -> str:
     """The offline mirror: ``$LINGTEST_MIRROR`` when set (it wins over the profile), else
     ``profile.mirror``."""
@@ -61,7 +67,8 @@ def register_resolvers() -> None:
         return lambda *a, _root_: OmegaConf.create(fn(*a, _root_=_root_))
 
     for name, fn in (("lingtest.datasets", container(pipeline_datasets)),
-                     ("lingtest.inputs", container(pipeline_inputs)), ("lingtest.mirror", mirror_path)):
+                     ("lingtest.inputs", container(pipeline_inputs)), ("lingtest.mirror", mirror_path),
+                     ("lingtest.unique", container(unique))):
         if not OmegaConf.has_resolver(name):
             OmegaConf.register_new_resolver(name, fn)
 

@@ -146,6 +146,17 @@ def test_derived_pipeline_lists_follow_the_specs(monkeypatch, tmp_path):
     assert set(cfg.pipeline.parse) < set(cfg.pipeline.datasets)
     assert all(cfg.datasets[n].get("record", "document") == "document" for n in cfg.pipeline.parse)
     assert "contrapro" in cfg.pipeline.datasets and "contrapro" not in cfg.pipeline.parse
+    # every corpus a stage reads parsed (by its config or a fixed name in a DVC file), each once, whatever the
+    # coreference dataset; nothing else is parsed
+    import re
+
+    fixed = {m for f in [ROOT / "dvc.yaml", *sorted((ROOT / "stages").glob("*/dvc.yaml"))]
+             for m in re.findall(r"\$\{paths\.parsed\}/(\w+)\s*$", f.read_text(encoding="utf-8"), re.M)}
+    assert fixed == {"conll2003", "ontogum"}
+    for c in (cfg, compose(["dataset=gum"], conf_dir=ROOT / "conf")):
+        read = {str(c.dataset), *fixed, *(str(x.dataset) for x in c.tin.phrase_index.corpora),
+                *(str(s.search.corpus) for s in c.s2lct.suites.values())}
+        assert set(c.pipeline.parse) == read and len(c.pipeline.parse) == len(read)
     assert "conll2012" not in cfg.pipeline.datasets  # needs a network
     assert "conll2012" in compose(["profile=hub"], conf_dir=ROOT / "conf").pipeline.datasets
     assert set(cfg.pipeline.inputs) == set(cfg.pipeline.datasets)
