@@ -153,7 +153,8 @@ def test_derived_pipeline_lists_follow_the_specs(monkeypatch, tmp_path):
     fixed = {m for f in [ROOT / "dvc.yaml", *sorted((ROOT / "stages").glob("*/dvc.yaml"))]
              for m in re.findall(r"\$\{paths\.parsed\}/(\w+)\s*$", f.read_text(encoding="utf-8"), re.M)}
     assert fixed == {"conll2003", "ontogum"}
-    for c in (cfg, compose(["dataset=gum"], conf_dir=ROOT / "conf")):
+    for c in (cfg, compose(["dataset=gum"], conf_dir=ROOT / "conf"),
+              compose(["s2lct.suites.sst.search.corpus=sst_lines"], conf_dir=ROOT / "conf")):
         read = {str(c.dataset), *fixed, *(str(x.dataset) for x in c.tin.phrase_index.corpora),
                 *(str(s.search.corpus) for s in c.s2lct.suites.values())}
         assert set(c.pipeline.parse) == read and len(c.pipeline.parse) == len(read)

@@ -19,10 +19,12 @@ from lingtest.crest.baselines.sit import Sit
 from lingtest.errors import InputError, MissingResourceError
 from lingtest.resources.fill import Fill
 
-WORDS = {"big": [("huge", 0.5), ("large", 0.3), ("quickly", 0.1)], "dog": [("hound", 0.6), ("cat", 0.2)],
-         "liked": [("loved", 0.5), ("saw", 0.4), ("barked", 0.3)], "quickly": [("slowly", 0.7)],
-         "told": [("saw", 0.5), ("stated", 0.4)], "small": [("tiny", 0.9)], "cat": [("dog", 0.8)],
-         "the": [("a", 0.6)]}
+WORDS = {"big": [("huge", 0.5), ("large", 0.3), ("quickly", 0.1), ("great", 0.08), ("vast", 0.01)],
+         "dog": [("hound", 0.6), ("cat", 0.2), ("puppy", 0.1), ("wolf", 0.02)],
+         "liked": [("loved", 0.5), ("saw", 0.4), ("barked", 0.3), ("hated", 0.03)], "quickly": [("slowly", 0.7)],
+         "told": [("saw", 0.5), ("stated", 0.4), ("asked", 0.3), ("warned", 0.01)], "small": [("tiny", 0.9)],
+         "cat": [("dog", 0.8), ("kitten", 0.04)], "the": [("a", 0.6)]}
+SIT_2 = SIT.model_copy(update={"top_k": 2})  # fewer than the table holds: the cut matters
 
 
 def sources():
@@ -33,7 +35,7 @@ def sources():
 
 def generators(fill):
     parser = FakeParser()
-    return [Sit(SIT, parser, fill), Cat(CAT, parser, fill, BagEmbedder()),
+    return [Sit(SIT_2, parser, fill), Cat(CAT, parser, fill, BagEmbedder()),
             PatInv(PATINV, parser, fill, Lexicon(WORDNET))]
 
 
@@ -42,7 +44,7 @@ def test_the_table_holds_the_union_of_positions_and_each_baseline_generates_the_
     direct = TableFill(WORDS)
     gens = generators(direct)
     table = compute_fills(TableFill(WORDS), srcs, gens, batch_sources=2)
-    assert table.k == max(SIT.top_k, CAT.top_k, PATINV.top_k)
+    assert table.k == max(SIT_2.top_k, CAT.top_k, PATINV.top_k)
     for s in srcs:
         want = set().union(*(g.fill_positions(s.sentence) for g in gens))
         assert union_positions(gens, s.sentence) == sorted(want)
@@ -52,6 +54,11 @@ def test_the_table_holds_the_union_of_positions_and_each_baseline_generates_the_
         b = table_gen.generate(srcs, M=20, seed=0)
         assert a.followups == b.followups and a.counts() == b.counts()
         assert any(a.followups)  # the check compares something
+    # SIT keeps its own two best of a position the table holds five of; CAT drops the fills under its min_score
+    sit = generators(table)[0].generate(srcs, M=20, seed=0)
+    assert not any(p.edits[0].new[0] in {"quickly", "great", "vast", "puppy", "wolf"} for p in sit.followups[1])
+    cat = generators(table)[1].generate(srcs, M=20, seed=0)
+    assert not any(p.edits[0].new[0] in {"vast", "wolf", "hated", "warned", "kitten"} for f in cat.followups for p in f)
 
 
 def test_one_fill_request_per_wave_of_sources_with_the_largest_k():
@@ -79,8 +86,9 @@ def test_a_request_the_table_does_not_hold_names_the_stage_and_k_is_bounded():
     assert t.propose_many([(["a", "dog"], 1)], 1) == [[Fill("cat", 0.5)]]
     with pytest.raises(MissingResourceError, match="fills.jsonl.*position 0 of 'a dog'.*crest_baseline_fills"):
         t.propose_many([(["a", "dog"], 0)], 1)
-    with pytest.raises(ValueError, match="holds 2 fills per position; 3"):
+    with pytest.raises(MissingResourceError, match="holds 2 fills per position; 3.*crest_baseline_fills"):
         t.propose_many([(["a", "dog"], 1)], 3)
+    assert t.propose(["a", "dog"], 1, 2) == [Fill("cat", 0.5), Fill("hound", 0.25)]
 
 
 def test_the_file_round_trips_scores_exactly(tmp_path):
@@ -98,6 +106,11 @@ def test_the_file_round_trips_scores_exactly(tmp_path):
     ({"words": ["a", "dog"], "fills": {"1": [["a", 1], ["b", 1], ["c", 1]]}}, "fills"),
     ({"words": "a dog", "fills": {}}, "words"),
     ({"fills": {}}, "words"),
+    (["a", "dog"], "words"),
+    ({"words": ["a", "dog"], "fills": {"01": [["cat", 0.5]]}}, "fills"),
+    ({"words": ["a", "dog"], "fills": {"1": [["cat", "0.5"]]}}, "fills"),
+    ({"words": ["a", "dog"], "fills": {"1": [[3, 0.5]]}}, "fills"),
+    ({"words": ["a", "dog"], "fills": {"1": [["cat", True]]}}, "fills"),
 ])
 def test_a_malformed_table_names_file_line_and_field(tmp_path, line, field):
     path = tmp_path / "fills.jsonl"
@@ -140,3 +153,36 @@ def test_the_fills_stage_feeds_the_generation_stages(tmp_path, monkeypatch):
     assert gen["generated"] > 0 and used[-1] is not None  # read from the table
     run_body(stages.generate_stage, cfg, item="checklist", root=tmp_path)
     assert used[-1] is None  # CheckList substitutes no words: no table needed
+
+
+@pytest.mark.parametrize("header, field", [({"kind": "document", "k": 2}, "kind"),
+                                           ({"kind": "crest-baseline-fills"}, "k"),
+                                           ({"kind": "crest-baseline-fills", "k": "many"}, "k")])
+def test_a_table_with_a_bad_header_names_it(tmp_path, header, field):
+    path = tmp_path / "fills.jsonl"
+    path.write_text(json.dumps({"__schema__": 1, **header}) + "\n")
+    with pytest.raises(InputError) as err:
+        FillTable.read(path)
+    assert err.value.line == 1 and err.value.field == field
+
+
+def test_the_dvc_stages_wire_the_table_and_list_what_the_table_depends_on():
+    from pathlib import Path
+
+    from omegaconf import OmegaConf
+
+    from lingtest.config import compose
+    from lingtest.tracking import stage_spec
+
+    root = Path(__file__).resolve().parents[3]
+    config = OmegaConf.to_container(compose(conf_dir=root / "conf"), resolve=True)
+    fills = stage_spec(root, "crest_baseline_fills", config)
+    assert fills is not None and any(o.endswith("baselines/fills.jsonl") for o in fills.outs)
+    table = next(o for o in fills.outs if o.endswith("fills.jsonl"))
+    # what decides the positions, the waves and k; not the baselines' own checks
+    assert {"crest_baselines.batch_sources", "crest_baselines.fill", "crest_baselines.sit.tags",
+            "crest_baselines.patinv.skip_edges", "crest_baselines.cat.top_k"} <= set(fills.params)
+    assert "crest_baselines.cat.min_similarity" not in fills.params and "resources.embedder" not in fills.params
+    for b in ("sit", "cat", "patinv"):
+        gen = stage_spec(root, f"crest_baseline_generate@{b}", config)
+        assert gen is not None and table in gen.deps

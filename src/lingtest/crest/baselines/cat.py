@@ -54,13 +54,23 @@ class Cat:
 
     @classmethod
     def from_config(cls, config: CatConfig, parts: Parts) -> Cat:
-        return cls(config, parts.parser, parts.fill, parts.embedder)
+        gen = cls(config, parts.parser, parts.fill, None)
+        gen._parts = parts  # the embedder is built when a similarity is first needed
+        return gen
 
     def __init__(self, config: CatConfig, parser: Any, fill: Any, embedder: Any) -> None:
         self.config = config
         self.parser = parser
         self.fill = fill
-        self.embedder = embedder
+        self._embedder = embedder
+        self._parts: Parts | None = None
+
+    @property
+    def embedder(self) -> Any:
+        """The sentence embedder (from the parts on first use when built by ``from_config``)."""
+        if self._embedder is None and self._parts is not None:
+            self._embedder = self._parts.embedder
+        return self._embedder
 
     def similarities(self, sources: Sequence[Source], subs: Sequence[Substitute],
                      texts: Sequence[str]) -> list[float]:

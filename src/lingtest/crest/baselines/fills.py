@@ -18,12 +18,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, ClassVar, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol
 
 from lingtest.crest.generate import Source
 from lingtest.data.model import Sentence
 from lingtest.errors import InputError, MissingResourceError
-from lingtest.resources.fill import Fill
+from lingtest.resources.fill import Fill, FillProposerBase
 
 #: the record kind of the table's JSONL file
 KIND = "crest-baseline-fills"
@@ -31,7 +31,6 @@ KIND = "crest-baseline-fills"
 Key = tuple[tuple[str, ...], int]
 
 
-@runtime_checkable
 class Substituting(Protocol):
     """A baseline generator that substitutes words through the fill proposer."""
 
@@ -43,9 +42,15 @@ class Substituting(Protocol):
         ...
 
 
+def substitutes_words(generator: Any) -> bool:
+    """Whether a baseline generator (or its class) substitutes words through the fill proposer: it has
+    ``fill_positions``."""
+    return callable(getattr(generator, "fill_positions", None))
+
+
 def substituting(generators: Iterable[Any]) -> list[Substituting]:
     """The generators among ``generators`` that substitute words through the fill proposer."""
-    return [g for g in generators if isinstance(g, Substituting)]
+    return [g for g in generators if substitutes_words(g)]
 
 
 def union_positions(generators: Sequence[Substituting], sentence: Sentence) -> list[int]:
@@ -53,11 +58,11 @@ def union_positions(generators: Sequence[Substituting], sentence: Sentence) -> l
     return sorted({p for g in generators for p in g.fill_positions(sentence)})
 
 
-class FillTable:
+class FillTable(FillProposerBase):
     """Ranked fill-in proposals by (the sentence's words, position), each list at most ``k`` long; a fill
     proposer (``propose_many(requests, k)``) for the requests it holds, with ``k`` at most its own. A request it
-    does not hold is an error naming ``where`` (the table's file): the table was made for other sources or
-    positions."""
+    does not hold, or more fills than it holds, is an error naming ``where`` (the table's file): the table was
+    made for other sources, positions or ``top_k``."""
 
     name = "fill_table"
 
@@ -73,7 +78,8 @@ class FillTable:
 
     def propose_many(self, requests: Sequence[tuple[Sequence[str], int]], k: int) -> list[list[Fill]]:
         if k > self.k:
-            raise ValueError(f"{self.where} holds {self.k} fills per position; {k} were asked for")
+            raise MissingResourceError(f"{self.where} holds {self.k} fills per position; {k} were asked for: it was "
+                                       "made for a smaller top_k; run crest_baseline_fills (dvc repro) again")
         out = []
         for tokens, position in requests:
             got = self.rows.get((tuple(tokens), int(position)))
@@ -112,7 +118,9 @@ class FillTable:
             raise InputError("missing or invalid", path=path, line=1, field="k") from None
         rows: dict[Key, list[Fill]] = {}
 
-        def decode(d: dict[str, Any]) -> None:
+        def decode(d: Any) -> None:
+            if not isinstance(d, dict):
+                raise InputError("expected an object with words and fills", field="words")
             words = d["words"]
             fills = d["fills"]
             if not isinstance(words, list) or not all(isinstance(w, str) for w in words):
@@ -120,20 +128,26 @@ class FillTable:
             if not isinstance(fills, dict):
                 raise InputError("expected an object of positions", field="fills")
             for pos, lst in fills.items():
-                try:
-                    p = int(pos)
-                    got = [Fill(str(w), float(s)) for w, s in lst]
-                except (TypeError, ValueError):
-                    raise InputError(f"position {pos!r}: expected [[word, score], ...]", field="fills") from None
+                if not (isinstance(pos, str) and pos.isdigit() and str(int(pos)) == pos):
+                    raise InputError(f"position {pos!r}: expected a whole number without leading zeros", field="fills")
+                p = int(pos)
                 if not 0 <= p < len(words):
                     raise InputError(f"position {p} outside the sentence of {len(words)} words", field="fills")
-                if len(got) > k:
-                    raise InputError(f"position {p}: {len(got)} fills, more than k = {k}", field="fills")
-                rows[(tuple(words), p)] = got
+                if not isinstance(lst, list) or not all(_fill_pair(x) for x in lst):
+                    raise InputError(f"position {p}: expected [[word, score], ...]", field="fills")
+                if len(lst) > k:
+                    raise InputError(f"position {p}: {len(lst)} fills, more than k = {k}", field="fills")
+                rows[(tuple(words), p)] = [Fill(w, float(sc)) for w, sc in lst]
 
         for _ in read_jsonl(path, decode):
             pass
         return cls(rows, k, score_kind=str(header.get("score_kind", "prob")), where=str(path))
+
+
+def _fill_pair(x: Any) -> bool:
+    """``[word, score]``: a string and a number (not a boolean)."""
+    return (isinstance(x, list) and len(x) == 2 and isinstance(x[0], str)
+            and isinstance(x[1], (int, float)) and not isinstance(x[1], bool))
 
 
 def compute_fills(fill: Any, sources: Sequence[Source], generators: Sequence[Substituting],

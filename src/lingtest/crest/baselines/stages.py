@@ -221,7 +221,7 @@ def fills_stage(ctx: StageContext, config: BaselinesConfig) -> dict[str, Any]:
     CREST's sources, computed once -> ``<paths.crest.baselines>/fills.jsonl`` (a
     :class:`~lingtest.crest.baselines.fills.FillTable`) and ``<paths.crest.baselines_metrics>/fills.json``
     (its counts)."""
-    from lingtest.crest.baselines.fills import FillTable, compute_fills, substituting
+    from lingtest.crest.baselines.fills import FillTable, compute_fills, substitutes_words, substituting
     from lingtest.crest.baselines.parts import StageParts
     from lingtest.crest.components import prepare_sources
     from lingtest.crest.sources import load_documents
@@ -232,7 +232,9 @@ def fills_stage(ctx: StageContext, config: BaselinesConfig) -> dict[str, Any]:
     parts = StageParts(ctx.cfg, config)
     try:
         sources = prepare_sources(load_documents(input_path(ctx, crest)), crest, parts.parser)
-        generators = substituting(build_generator(config, b, parts) for b in config.baselines)
+        # only the baselines that substitute words are built (CAT's embedder is not loaded here)
+        generators = substituting(build_generator(config, b, parts) for b in config.baselines
+                                  if substitutes_words(BASELINES.get(b)))
         # no baseline substitutes words: an empty table (no LM is loaded)
         table = (compute_fills(parts.fill, sources, generators, config.batch_sources) if generators
                  else FillTable({}, 0))
@@ -260,8 +262,10 @@ def generate_stage(ctx: StageContext, config: BaselinesConfig, item: str) -> dic
 
         raise ConfigError(f"baseline {item!r} is not in crest_baselines.baselines {config.baselines}")
     crest = CrestConfig.from_config(ctx.cfg)
+    from lingtest.crest.baselines.fills import substitutes_words
+
     table = None
-    if hasattr(BASELINES.get(item), "fill_positions"):
+    if substitutes_words(BASELINES.get(item)):
         table = ctx.require(fills_path(ctx), "crest_baseline_fills")
     parts = StageParts(ctx.cfg, config, fill_table=table)
     try:
