@@ -94,6 +94,19 @@ def test_causal_loads_from_directory(tmp_path, gpt2_parts, causal):
     assert scorer.batch_size == 2 and scorer.dtype == torch.float32
 
 
+@pytest.mark.parametrize("device", ["cpu", "cuda", "cuda:1"])
+def test_auto_dtype_is_float32_on_every_device(device):
+    """``dtype="auto"`` never picks half precision, on a GPU either: generation must not depend on the
+    device, and measured on a GPU bfloat16 flips choices and varies with the batch (bench/bench_gpu.py)."""
+    from lingtest.resources.lm import _resolve_dtype
+
+    assert _resolve_dtype("auto", device) is torch.float32
+    assert _resolve_dtype(None, device) is torch.float32
+    assert _resolve_dtype("bfloat16", device) is torch.bfloat16  # asked for by name
+    with pytest.raises(ValueError, match="unknown dtype"):
+        _resolve_dtype("float8", device)
+
+
 def test_token_scores_dataclass():
     ts = TokenScores("x y", ["x", "y"], [5, 6], [-1.0, -3.0])
     assert ts.total == -4.0 and ts.mean == -2.0 and ts.reduce("mean") == -2.0

@@ -86,10 +86,14 @@ class Candidate:
 
 
 def _resolve_dtype(dtype: Any, device: str):
+    """The torch dtype of ``dtype`` on ``device``. ``"auto"`` (or ``None``) is float32 on every device: on a
+    GPU, too, half precision moves log-probabilities enough to flip choices and makes scores depend on the
+    batch they were padded in (``bench/bench_gpu.py``, ``bench/bench_lm.py``), and a generated suite must
+    come out the same wherever it is made. Half precision is asked for by name."""
     import torch
 
     if dtype is None or dtype == "auto":
-        return torch.bfloat16 if device.startswith("cuda") else torch.float32
+        return torch.float32
     if isinstance(dtype, torch.dtype):
         return dtype
     try:
@@ -157,8 +161,8 @@ class CausalLMScorer:
     ``model``: ``"offline-default"`` (the converted Gemma-3-270M, see
     :func:`lingtest.resources.models.resolve_causal_model`), a local directory or a hub id.
     ``device``: as :func:`~lingtest.resources.device.pick_device`. ``batch_size``: texts per forward
-    pass (default 8 on CPU, 64 on CUDA). ``dtype``: compute precision (``"auto"``: float32 on CPU,
-    bfloat16 on CUDA). ``add_bos``: condition on the tokenizer's BOS token (EOS for models such as
+    pass (default 8 on CPU, 64 on CUDA). ``dtype``: compute precision (``"auto"``: float32 on every
+    device; half precision only by name). ``add_bos``: condition on the tokenizer's BOS token (EOS for models such as
     GPT-2 that have none) so that every token of the text is scored. ``max_length``: longer texts
     are truncated (with a warning). ``reduction``: what :meth:`score` returns by default.
     """
