@@ -24,7 +24,7 @@ def test_wilson_intervals_match_published_values(kn, interval):
     assert (round(low, 4), round(high, 4)) == interval
 
 
-def test_without_statsmodels_scipy_gives_the_same_values(monkeypatch):
+def test_the_interval_does_not_depend_on_statsmodels(monkeypatch):
     for name in ("statsmodels", "statsmodels.stats", "statsmodels.stats.proportion"):
         monkeypatch.setitem(sys.modules, name, None)  # as if not installed: the import fails
     for kn, interval in WILSON:

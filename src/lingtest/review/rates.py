@@ -4,8 +4,8 @@ both, and mean capability relevance, each with a 95% interval.
 The rates count the latest judgement of each case by each reviewer (:func:`lingtest.review.labels.latest`);
 a rate's denominator is the judgements that answered its question (``both``: those that answered
 both, counting the ones where both answers are yes). A proportion's interval is Wilson's score interval
-(``statsmodels.stats.proportion.proportion_confint(method="wilson")`` when statsmodels is installed,
-else ``scipy.stats.binomtest(...).proportion_ci(method="wilson")``; the two agree). Mean relevance
+(``scipy.stats.binomtest(...).proportion_ci(method="wilson")``, whatever else is installed, so that a
+rate's last digits do not depend on the environment; the tests cross-check it against statsmodels). Mean relevance
 (1-5) has Student's t interval (none for a single judgement). Every judgement is counted as an
 independent trial: when several reviewers judge the same cases, the intervals are narrower than the
 cases alone warrant. Groups are listed once they have ``min_group`` (10) judged cases.
@@ -29,15 +29,10 @@ def wilson_interval(successes: int, n: int, confidence: float = CONFIDENCE) -> t
     """Wilson's score interval of ``successes`` out of ``n`` trials (``n`` >= 1)."""
     if n < 1 or not 0 <= successes <= n:
         raise ValueError(f"a proportion needs 0 <= successes <= n and n >= 1, got {successes}/{n}")
-    try:
-        from statsmodels.stats.proportion import proportion_confint
-    except ImportError:
-        from scipy.stats import binomtest
+    from scipy.stats import binomtest
 
-        ci = binomtest(successes, n).proportion_ci(confidence_level=confidence, method="wilson")
-        return float(ci.low), float(ci.high)
-    low, high = proportion_confint(successes, n, alpha=1 - confidence, method="wilson")
-    return float(low), float(high)
+    ci = binomtest(successes, n).proportion_ci(confidence_level=confidence, method="wilson")
+    return float(ci.low), float(ci.high)
 
 
 def mean_interval(values: Sequence[float], confidence: float = CONFIDENCE) -> tuple[float, float | None, float | None]:
