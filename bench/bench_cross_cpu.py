@@ -124,8 +124,8 @@ def compare_release(release: Path, workspace: Path) -> dict[str, Any]:
 
     table = pq.read_table(tables[0], columns=["id", "line_sha256"]).to_pydict()
     released_lines = dict(zip(map(str, table["id"]), table["line_sha256"], strict=True))
-    ids = {cid: line_sha256(line) for line in lines if line.strip()
-           for cid in [str(json.loads(line).get("id"))] if cid in released_lines or "id" in json.loads(line)}
+    ids = {str(rec["id"]): line_sha256(line) for line in lines if line.strip()
+           for rec in [json.loads(line)] if isinstance(rec, dict) and "id" in rec}
     common = set(released_lines) & set(ids)
     return {**out, "status": "differs", "compared": "line sha256 (text withheld)", "released": len(released_lines),
             "regenerated": len(ids), "common": len(common), "only_released": len(set(released_lines) - set(ids)),

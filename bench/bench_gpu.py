@@ -39,17 +39,6 @@ def queries_from_mirror(n: int, seed: int) -> list:
     return [ContrastiveQuery(e.src, (e.ref, *e.contrastive), e.src_context, e.ref_context) for e in sample]
 
 
-def cpu_model() -> str:
-    """The host CPU's model name (``/proc/cpuinfo``), or the platform's processor string."""
-    try:
-        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor()
-
-
 def best(scores: list[float]) -> int:
     return max(range(len(scores)), key=scores.__getitem__)
 
@@ -129,6 +118,8 @@ def main() -> None:
                        "note": "no CUDA device visible on the machine that ran this: nothing measured; half "
                                "precision stays off (dtype float32) until a GPU run shows it within tolerance"})
     else:
+        from lingtest.environment import cpu_model
+
         props = torch.cuda.get_device_properties(0)
         result.update({"gpu": torch.cuda.get_device_name(0), "gpu_memory_mib": props.total_memory // 2**20,
                        "host_cpu": cpu_model(), "host_cpus": os.cpu_count(), "measured": True,
