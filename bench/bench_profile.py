@@ -5,7 +5,8 @@ by profiling their bodies in a throwaway copy of the workspace.
         [--session -1] [--cold] [--note TEXT] [--stage NAME[@ITEM] ...] [--profiler auto|py-spy|cprofile]
         [--rate 100] [--out bench/results/profile_<x>.json]
 
-Between stages (:mod:`lingtest.profiling`): the runs of one ``dvc repro`` (``--session``, alias ``--repro``: which
+Between stages (:mod:`lingtest.profiling`; runs still in the workspace's journal, ``tracking.deferred``, are
+imported into its store first): the runs of one ``dvc repro`` (``--session``, alias ``--repro``: which
 one, by default the last, when the store holds several) give per stage its wall seconds inside the tracked run and
 the gap since the previous stage ended, split into DVC's share and the process start-up where the run recorded its
 process (same boot of this machine); totals per technique (``stages/<technique>/dvc.yaml``) and for the whole run.
@@ -66,6 +67,7 @@ def machine() -> dict[str, Any]:
 def records(workspace: Path, mlruns: Path, *, session: int, max_gap_s: float, log: Path | None) -> dict[str, Any]:
     """The stage table, technique totals and run totals of one ``dvc repro`` from its MLflow records."""
     from lingtest.errors import InputError
+    from lingtest.journal import journal_dir, pending_records
     from lingtest.profiling import (
         boot_time,
         read_runs,
@@ -76,7 +78,10 @@ def records(workspace: Path, mlruns: Path, *, session: int, max_gap_s: float, lo
         stage_techniques,
         technique_totals,
     )
+    from lingtest.tracking import sync_runs
 
+    if pending_records(journal_dir(workspace)):  # runs of deferred tracking: into the store first
+        print(f"runs journal: {sync_runs(workspace).summary()}", file=sys.stderr)
     sessions = split_sessions(read_runs(mlruns), max_gap_s=max_gap_s)
     if not sessions:
         raise InputError("no runs in the MLflow store", path=mlruns)

@@ -25,7 +25,8 @@ def _register_plugins() -> None:
     for module in ("lingtest.commands.coref_score", "lingtest.commands.ner_score",
                    "lingtest.commands.self_bleu", "lingtest.commands.registry",
                    "lingtest.commands.release", "lingtest.commands.compare", "lingtest.commands.report",
-                   "lingtest.commands.suite", "lingtest.commands.exp", "lingtest.commands.review"):
+                   "lingtest.commands.suite", "lingtest.commands.exp", "lingtest.commands.review",
+                   "lingtest.commands.runs"):
         try:
             mod = importlib.import_module(module)
         except ModuleNotFoundError as exc:

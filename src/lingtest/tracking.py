@@ -45,13 +45,15 @@ from typing import Any, Protocol
 
 from lingtest.environment import describe, git_commit, torch_runtime
 from lingtest.errors import ConfigError
+from lingtest.journal import TAG_ENDED_BY, JournalRun, SyncResult, journal_dir, sync_journal
 from lingtest.processes import TAG_HOST, TAG_PID, TAG_PROC_START, ProcessId, process_alive, this_process
 from lingtest.telemetry import network_allowed, quiet_libraries
 
-__all__ = ["ENVIRONMENT_ARTIFACT", "MlflowTracker", "NullTracker", "StageSpec", "Tracker", "default_tracking_uri",
-           "dvc_tags", "experiment_name", "flatten", "git_commit", "interpolate", "leaf_params",
-           "mark_stale_runs_killed", "numeric_metrics", "relocate_store", "stage_spec", "stage_suites",
-           "store_root", "suite_files", "suite_tags", "suites_tags", "tracked_run"]
+__all__ = ["ENVIRONMENT_ARTIFACT", "JournalTracker", "MlflowTracker", "NullTracker", "StageSpec", "Tracker",
+           "default_tracking_uri", "dvc_tags", "experiment_name", "flatten", "git_commit", "interpolate",
+           "leaf_params", "mark_stale_runs_killed", "mlflow_client", "numeric_metrics", "relocate_store",
+           "resolve_tracking_uri", "stage_spec", "stage_suites", "store_root", "suite_files", "suite_tags",
+           "suites_tags", "sync_runs", "tracked_run"]
 
 log = logging.getLogger("lingtest")
 
@@ -123,6 +125,28 @@ class MlflowTracker:
     def log_dict(self, data: Mapping[str, Any], artifact_file: str) -> None:
         """``data`` as the JSON artifact ``artifact_file`` (logged again: replaced)."""
         self._mlflow.log_dict(json.loads(json.dumps(data, default=str)), artifact_file)
+
+
+class JournalTracker:
+    """Logs to a run of the journal (:mod:`lingtest.journal`), imported into MLflow later."""
+
+    def __init__(self, run: JournalRun) -> None:
+        self.run = run
+
+    def log_params(self, params: Mapping[str, Any]) -> None:
+        self.run.log_params(flatten(params))
+
+    def log_metrics(self, metrics: Mapping[str, float], step: int | None = None) -> None:
+        self.run.log_metrics(numeric_metrics(metrics), step=step)
+
+    def log_artifact(self, path: str | Path) -> None:
+        self.run.log_artifact(path)
+
+    def set_tags(self, tags: Mapping[str, Any]) -> None:
+        self.run.set_tags(tags)
+
+    def log_dict(self, data: Mapping[str, Any], artifact_file: str) -> None:
+        self.run.log_dict(data, artifact_file)
 
 
 def flatten(d: Mapping[str, Any], prefix: str = "") -> dict[str, str]:
@@ -508,8 +532,6 @@ def dvc_tags() -> dict[str, str]:
 # ---------------------------------------------------------------------------------------------------
 # the process behind a run (lingtest.processes): runs whose process is gone, runs told to stop
 
-TAG_ENDED_BY = "lingtest.ended_by"
-
 
 def stale_run_ids(runs: list[Any], host: str, alive: Callable[[int, str], bool]) -> list[str]:
     """Ids of the RUNNING runs among ``runs`` (MLflow ``Run`` objects) that were started by a process
@@ -642,18 +664,54 @@ def final_environment(env: Mapping[str, Any]) -> dict[str, Any] | None:
     return {**env, "torch": torch_runtime(load=False)}
 
 
+def resolve_tracking_uri(root: Path, uri: str | None = None) -> str:
+    """The store a run goes to: ``uri``, else ``$MLFLOW_TRACKING_URI``, else the embedded store of
+    :func:`default_tracking_uri`."""
+    return uri or os.environ.get("MLFLOW_TRACKING_URI") or default_tracking_uri(root)
+
+
+def _artifact_location(tracking_uri: str) -> str | None:
+    """Where an embedded SQLite store keeps a new experiment's artifacts: ``artifacts/`` beside it."""
+    if tracking_uri.startswith("sqlite:///"):
+        return (Path(tracking_uri[len("sqlite:///"):]).parent / "artifacts").resolve().as_uri()
+    return None
+
+
+def mlflow_client(tracking_uri: str) -> Any:
+    """An MLflow client of ``tracking_uri`` (an embedded store is created, or relocated when it was
+    copied or moved: :func:`relocate_store`), with MLflow's and alembic's chatter at warnings."""
+    import mlflow  # noqa: F401 - sets up MLflow's logging before the client
+    from mlflow.tracking import MlflowClient
+
+    logging.getLogger("mlflow").setLevel(logging.WARNING)
+    logging.getLogger("alembic").setLevel(logging.WARNING)
+    if tracking_uri.startswith("sqlite:///"):
+        db = Path(tracking_uri[len("sqlite:///"):])
+        db.parent.mkdir(parents=True, exist_ok=True)
+        relocate_store(db)
+    return MlflowClient(tracking_uri=tracking_uri)
+
+
+def sync_runs(root: Path) -> SyncResult:
+    """Import the runs that stages wrote to the journal of ``root``'s store (``tracking.deferred``)
+    into MLflow: :func:`lingtest.journal.sync_journal`. Telemetry stays off."""
+    with quiet_libraries(offline=True):
+        return sync_journal(journal_dir(store_root(root)), mlflow_client)
+
+
 @contextmanager
 def tracked_run(stage: str, config: Mapping[str, Any], *, root: Path, uri: str | None = None,
                 experiment: str = "lingtest", enabled: bool = True, technique: str | None = None,
-                tags: Mapping[str, Any] | None = None, params: Mapping[str, Any] | None = None
-                ) -> Iterator[Tracker]:
+                tags: Mapping[str, Any] | None = None, params: Mapping[str, Any] | None = None,
+                deferred: bool = False) -> Iterator[Tracker]:
     """Open an MLflow run for one stage execution; logs ``params`` flattened (the stage's leaf parameters,
     :func:`leaf_params`; default: all of ``config``), tags it with the stage, the git commit, the DVC
     experiment and ``tags``, and writes the environment to the artifact ``environment.json`` (again at
     the end, with torch's runtime, when the stage loaded torch). The run goes to the experiment
     ``<experiment>/<technique>`` (one per technique) of the main workspace's store (:func:`store_root`).
     Telemetry is off while it is open (and hub requests when ``config['profile']['network']`` is not
-    true)."""
+    true). ``deferred``: the run is written to the store's journal (:mod:`lingtest.journal`) and
+    imported into MLflow by :func:`sync_runs`, so that the stage does not import MLflow at all."""
     logged = config if params is None else params
     if not enabled:
         env = describe(root, load_torch=False)
@@ -669,44 +727,20 @@ def tracked_run(stage: str, config: Mapping[str, Any], *, root: Path, uri: str |
                 null.log_dict(final, ENVIRONMENT_ARTIFACT)
         return
     with quiet_libraries(offline=not network_allowed(config)):
-        os.environ.setdefault("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", "false")
-        import mlflow
-        from mlflow.tracking import MlflowClient
-
-        logging.getLogger("mlflow").setLevel(logging.WARNING)
-        logging.getLogger("alembic").setLevel(logging.WARNING)
-        tracking_uri = uri or os.environ.get("MLFLOW_TRACKING_URI") or default_tracking_uri(root)
-        if tracking_uri.startswith("sqlite:///"):
-            db = Path(tracking_uri[len("sqlite:///"):])
-            db.parent.mkdir(parents=True, exist_ok=True)
-            relocate_store(db)
-        mlflow.set_tracking_uri(tracking_uri)
-        client = MlflowClient(tracking_uri=tracking_uri)
-        me = this_process()
-        mark_stale_runs_killed(client, me)
+        tracking_uri = resolve_tracking_uri(root, uri)
         experiment = experiment_name(experiment, technique)
-        if mlflow.get_experiment_by_name(experiment) is None:
-            artifact_location = None
-            if tracking_uri.startswith("sqlite:///"):
-                artifact_location = (Path(tracking_uri[len("sqlite:///"):]).parent / "artifacts").resolve().as_uri()
-            mlflow.create_experiment(experiment, artifact_location=artifact_location)
-        mlflow.set_experiment(experiment)
+        if deferred:
+            journal = JournalRun(journal_dir(store_root(root)), run_name=stage, experiment=experiment,
+                                 tracking_uri=tracking_uri, artifact_location=_artifact_location(tracking_uri),
+                                 process=this_process())
+            journal.set_tags(_source_tags())
+            tracker: MlflowTracker | JournalTracker = JournalTracker(journal)
+            end: Callable[[str, str], None] = journal.end
+        else:
+            tracker, end = _open_mlflow_run(stage, experiment, tracking_uri)
         env = describe(root, load_torch=False)
-        run = mlflow.start_run(run_name=stage, tags=me.tags())  # the process is on record from the start
-        run_id = run.info.run_id
-
-        def end(status: str, reason: str) -> None:
-            if reason:
-                client.set_tag(run_id, TAG_ENDED_BY, reason)
-            active = mlflow.active_run()
-            if active is not None and active.info.run_id == run_id:
-                mlflow.end_run(status=status)  # also takes it off MLflow's stack of active runs
-            else:
-                client.set_terminated(run_id, status=status)
-
         guard = RunGuard(end)
         guard.install()
-        tracker = MlflowTracker(mlflow)
         failure: BaseException | None = None
         try:
             tracker.set_tags({**base_tags(stage, env), **dict(tags or {})})
@@ -726,3 +760,44 @@ def tracked_run(stage: str, config: Mapping[str, Any], *, root: Path, uri: str |
                 status = end_status(failure)
                 reason = "" if status == "FINISHED" else f"the stage raised {type(failure).__name__}"
                 guard.end(status, reason, quiet=False)
+
+
+def _source_tags() -> dict[str, str]:
+    """The tags MLflow's default run context gives a live run: the user and the program."""
+    import getpass
+
+    try:
+        user = getpass.getuser()
+    except (ImportError, KeyError, OSError):
+        user = "unknown"
+    return {"mlflow.user": user, "mlflow.source.name": sys.argv[0] if sys.argv and sys.argv[0] else "<console>",
+            "mlflow.source.type": "LOCAL"}
+
+
+def _open_mlflow_run(stage: str, experiment: str, tracking_uri: str
+                     ) -> tuple[MlflowTracker, Callable[[str, str], None]]:
+    """Start a live MLflow run (marking KILLED the store's runs whose process is gone first); returns
+    its tracker and the function that ends it with a status and a reason."""
+    os.environ.setdefault("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", "false")
+    client = mlflow_client(tracking_uri)
+    import mlflow
+
+    mlflow.set_tracking_uri(tracking_uri)
+    me = this_process()
+    mark_stale_runs_killed(client, me)
+    if mlflow.get_experiment_by_name(experiment) is None:
+        mlflow.create_experiment(experiment, artifact_location=_artifact_location(tracking_uri))
+    mlflow.set_experiment(experiment)
+    run = mlflow.start_run(run_name=stage, tags=me.tags())  # the process is on record from the start
+    run_id = run.info.run_id
+
+    def end(status: str, reason: str) -> None:
+        if reason:
+            client.set_tag(run_id, TAG_ENDED_BY, reason)
+        active = mlflow.active_run()
+        if active is not None and active.info.run_id == run_id:
+            mlflow.end_run(status=status)  # also takes it off MLflow's stack of active runs
+        else:
+            client.set_terminated(run_id, status=status)
+
+    return MlflowTracker(mlflow), end

@@ -18,6 +18,7 @@ import pytest
 from tests.fakes.dvc_project import dvc, git, make_project, metrics
 
 from lingtest.config import write_params
+from lingtest.tracking import sync_runs
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -95,7 +96,10 @@ def test_exp_run_and_queue_with_the_hydra_composition(tmp_path: Path, monkeypatc
     assert rows[("conll2012_sample", "M")]["m30"] == 30
     assert rows[("ontogum", "M")] == {"HEAD": 20, "m30": None, "m40": 40}
 
-    # every run, the queued one included, is in the main workspace's store, tagged with its experiment
+    # every run, the queued one included, is in the main workspace's store (its journal, imported by a
+    # sync), tagged with its experiment
+    assert not list((root / ".dvc" / "tmp").glob("exps/**/mlruns"))
+    assert len(sync_runs(root).imported) >= 3
     client = MlflowClient(tracking_uri=f"sqlite:///{root / 'mlruns' / 'mlflow.db'}")
     exp = client.get_experiment_by_name("lingtest/pipeline")
     runs = client.search_runs([exp.experiment_id])

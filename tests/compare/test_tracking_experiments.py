@@ -117,7 +117,7 @@ def test_run_stage_tags_the_suite_it_wrote(tmp_path: Path, monkeypatch: pytest.M
     (tmp_path / "params.yaml").write_text(yaml.safe_dump({
         "dataset": "demo", "toy": {"systems": ["alpha"]}, "release": {"dir": "releases"},
         "paths": {"toy": {"suite": "data/suites/toy/demo.jsonl"}},
-        "tracking": {"experiment": "lingtest", "uri": None, "enabled": False}}))
+        "tracking": {"experiment": "lingtest", "uri": None, "enabled": False, "deferred": False}}))
     monkeypatch.chdir(tmp_path)
     seen = {}
 

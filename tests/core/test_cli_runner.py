@@ -50,7 +50,7 @@ def project(tmp_path, monkeypatch):
     (tmp_path / "dvc.yaml").write_text("stages: {}\n")
     (tmp_path / "pyproject.toml").write_text("")
     (tmp_path / "params.yaml").write_text(OmegaConf.to_yaml(
-        {"seed": 1, "tracking": {"enabled": False, "experiment": "t", "uri": None}}))
+        {"seed": 1, "tracking": {"enabled": False, "experiment": "t", "uri": None, "deferred": False}}))
     monkeypatch.chdir(tmp_path)
     return tmp_path
 

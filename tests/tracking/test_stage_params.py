@@ -78,7 +78,7 @@ def _config() -> dict[str, Any]:
         "release": {"dir": "releases"},
         # what no toy stage reads: never logged
         "unrelated": {f"k{i}": {"a": i, "b": [i]} for i in range(40)},
-        "tracking": {"experiment": "t", "uri": None, "enabled": False},
+        "tracking": {"experiment": "t", "uri": None, "enabled": False, "deferred": False},
     }
 
 
@@ -207,8 +207,9 @@ def test_run_stage_logs_the_stage_leaves_and_tags_and_the_environment_as_an_arti
     assert env["packages"]["numpy"] == metadata.version("numpy") and "cpu" in env
 
 
+@pytest.mark.parametrize("deferred", [False, True])
 def test_an_mlflow_run_has_the_leaves_few_tags_and_an_environment_artifact(
-        project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        project: Path, monkeypatch: pytest.MonkeyPatch, deferred: bool) -> None:
     import mlflow
     from mlflow.tracking import MlflowClient
 
@@ -223,9 +224,15 @@ def test_an_mlflow_run_has_the_leaves_few_tags_and_an_environment_artifact(
 
     body.__module__ = "lingtest.toy.stages"
     try:
-        run_stage("toy_generate", body, ["tracking.enabled=true", f"tracking.uri={uri}"])
+        run_stage("toy_generate", body, ["tracking.enabled=true", f"tracking.uri={uri}",
+                                         f"tracking.deferred={str(deferred).lower()}"])
     finally:
         mlflow.set_tracking_uri(None)  # type: ignore[arg-type]
+    if deferred:  # the run waits in the journal beside the project's store until a sync imports it
+        from lingtest.tracking import sync_runs
+
+        assert not (project / "store").exists()
+        assert len(sync_runs(project).imported) == 1
     client = MlflowClient(tracking_uri=uri)
     experiment = client.get_experiment_by_name("t/toy")
     assert experiment is not None

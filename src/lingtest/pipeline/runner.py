@@ -50,7 +50,8 @@ def run_stage(stage: str, fn: StageFn, argv: Sequence[str] = ()) -> Any:
     params = leaf_params(config, spec.params, where=f"{spec.file}: stage {name}") if spec else {}
     with tracked_run(name, config, root=root, uri=tracking.get("uri"),
                      experiment=tracking.experiment, enabled=bool(tracking.enabled), technique=technique,
-                     tags=run_tags(cfg, technique, item), params=params) as tracker:
+                     tags=run_tags(cfg, technique, item), params=params,
+                     deferred=bool(tracking.deferred)) as tracker:
         start = time.perf_counter()
         result = call_body(fn, StageContext(stage, cfg, tracker, item, root))
         tracker.log_metrics({"stage_seconds": time.perf_counter() - start})
