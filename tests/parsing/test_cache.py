@@ -93,3 +93,25 @@ def test_fresh_parse_equals_its_cached_copy(tmp_path):
     assert fresh[0] is not fresh[1] and fresh[0] == fresh[1]
     cached = CachedParser(TreeParser(), tmp_path).parse([["a", "b"]])
     assert cached[0] == fresh[0] and cached[0].tree.to_bracketed() == "(S (NN 0) (NN 1))"
+
+
+def test_systems_that_read_the_same_documents_parse_each_sentence_once(tmp_path, monkeypatch):
+    """ensure_parsed (the coreference systems' parse of unparsed input) goes through the persistent
+    cache: a second system, in another process (its own parser objects), finds every sentence there."""
+    from lingtest.parsing import PARSERS
+    from lingtest.systems.coref.base import ensure_parsed
+
+    backends: list[CountingParser] = []
+
+    def make(option: str = "a") -> CountingParser:
+        backends.append(CountingParser(option))
+        return backends[-1]
+
+    monkeypatch.setenv("LINGTEST_CACHE", str(tmp_path))
+    monkeypatch.setitem(PARSERS._entries, "counting", make)
+    doc = Document(id="d", sentences=[Sentence(tokens=[Token("a"), Token("b")]), Sentence(tokens=[Token("c")])])
+    first = ensure_parsed([doc], "counting", {}, _cache={})
+    second = ensure_parsed([doc], "counting", {}, _cache={})  # another system, another process
+    assert [b.calls for b in backends] == [[[["a", "b"], ["c"]]], []]
+    assert [d.to_dict() for d in first] == [d.to_dict() for d in second]
+    assert (tmp_path / "parses" / "parses.sqlite").is_file()

@@ -80,17 +80,16 @@ class _FakeParser:
     def __init__(self, **options):
         self.options = options
 
-    def parse_documents(self, docs):
+    def fingerprint(self):
+        return {"name": "h5-fake", **self.options}
+
+    def parse(self, sentences):
         type(self).calls += 1
-        out = []
-        for d in docs:
-            d = copy.deepcopy(d)
-            d.sentences = [copy.deepcopy(self.PARSES[tuple(s.words)]) for s in d.sentences]
-            out.append(d)
-        return out
+        return [copy.deepcopy(self.PARSES[tuple(words)]) for words in sentences]
 
 
-def test_unparsed_input_goes_through_the_parser_registry():
+def test_unparsed_input_goes_through_the_parser_registry(tmp_path, monkeypatch):
+    monkeypatch.setenv("LINGTEST_CACHE", str(tmp_path))  # the parse cache starts empty
     if "h5-fake" not in PARSERS:
         PARSERS.register("h5-fake", _FakeParser)
     raw = Document(id="raw", sentences=[Sentence(tokens=[Token(w) for w in s.words])
@@ -104,6 +103,8 @@ def test_unparsed_input_goes_through_the_parser_registry():
     assert raw.sentences[0].tokens[0].head is None  # the caller's document is not modified
     r.predict([parsed])
     assert _FakeParser.calls == 1
+    other = sieve(use_wordnet=False, parser="h5-fake")  # another system: the sentences are in the cache
+    assert texts(raw, other.predict([raw])[0]) == [["John", "he", "him"]] and _FakeParser.calls == 1
 
 
 def test_registry_entries():

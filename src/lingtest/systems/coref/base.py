@@ -83,18 +83,22 @@ def is_parsed(doc: Document) -> bool:
 def ensure_parsed(docs: Sequence[Document], parser: str = "spacy",
                   parser_options: Mapping[str, Any] | None = None, _cache: dict | None = None) -> list[Document]:
     """The documents with a dependency parse: parsed ones are returned as they are, the others are
-    parsed (through the parser registry) on copies without their gold clusters."""
+    parsed (through the parser registry) on copies without their gold clusters. Sentences go through
+    the persistent parse cache (:class:`~lingtest.parsing.cache.CachedParser`), so the systems that
+    read the same documents (the coreference systems of one suite, in their own stages) parse each
+    sentence once between them."""
     todo = [i for i, d in enumerate(docs) if not is_parsed(d)]
     out = list(docs)
     if not todo:
         return out
     from lingtest.parsing import get_parser
+    from lingtest.parsing.cache import CachedParser
 
     key = (parser, tuple(sorted((parser_options or {}).items())))
     if _cache is not None and key in _cache:
         p = _cache[key]
     else:
-        p = get_parser(parser, **dict(parser_options or {}))
+        p = CachedParser(get_parser(parser, **dict(parser_options or {})))
         if _cache is not None:
             _cache[key] = p
     stripped = []
