@@ -33,6 +33,55 @@ def test_overlap_score_ignores_function_word_only_phrases_and_boundaries():
     assert overlap_score((), ("river",), FW) == 0
 
 
+def _search_everything(a, b, function_words):
+    """The overlap score by the plain greedy search: find the longest content phrase from scratch,
+    score it, mask it, repeat (the reference the lazy search must equal)."""
+    sa, sb = list(a), list(b)
+    score = 0
+    while True:
+        best = None  # (-length, start in a, i, j)
+        for i, t in enumerate(sa):
+            if t is None or t in function_words:
+                continue
+            for j, u in enumerate(sb):
+                if u != t:
+                    continue
+                left = 0
+                while i - left > 0 and j - left > 0 and sa[i - left - 1] is not None \
+                        and sa[i - left - 1] == sb[j - left - 1] and sa[i - left - 1] in function_words:
+                    left += 1
+                if i - left > 0 and j - left > 0 and sa[i - left - 1] is not None \
+                        and sa[i - left - 1] == sb[j - left - 1]:
+                    continue  # the phrase holds an earlier content word: found from there
+                n = 1
+                while i + n < len(sa) and j + n < len(sb) and sa[i + n] is not None and sa[i + n] == sb[j + n]:
+                    n += 1
+                key = (-(left + n), i - left, i, j)
+                best = key if best is None or key < best else best
+        if best is None:
+            return score
+        n, start, i, j = -best[0], best[1], best[2], best[3]
+        score += n * n
+        for k in range(n):
+            sa[start + k] = None
+            sb[j - (i - start) + k] = None
+
+
+def test_overlap_score_equals_the_plain_greedy_search_on_random_glosses():
+    rng = np.random.default_rng(7)
+    vocab = np.array(["river", "bank", "water", "land", "of", "the", "a", "in", ""], dtype=object)
+    for _ in range(3000):
+        a = [t or None for t in rng.choice(vocab, size=rng.integers(0, 18))]
+        b = [t or None for t in rng.choice(vocab, size=rng.integers(0, 18))]
+        assert overlap_score(a, b, FW) == _search_everything(a, b, FW), (a, b)
+
+
+def test_overlap_score_of_long_glosses_with_many_shared_phrases():
+    # the hyponym glosses of a general synset share dozens of phrases: each is scored once
+    unit = ["a", "body", "of", "water", None, "sloping", "land", "beside", "river", None]
+    assert overlap_score(unit * 40, unit * 40, FW) == _search_everything(unit * 40, unit * 40, FW) == 40 * (16 + 16)
+
+
 def test_wordnet_pos_mapping():
     assert wordnet_pos("NOUN") == "n" and wordnet_pos("ADJ") == "a" and wordnet_pos("PRON") is None
     assert wordnet_pos(None, "VBD") == "v" and wordnet_pos(None, "RB") == "r" and wordnet_pos(None, "DT") is None

@@ -27,6 +27,7 @@ Algorithm, as implemented here:
 
 from __future__ import annotations
 
+import heapq
 import os
 import re
 from collections.abc import Sequence
@@ -110,51 +111,80 @@ def overlap_score(a: Sequence[str | None], b: Sequence[str | None],
 
     ``None`` entries are gloss boundaries and never match. The longest shared phrase holding at
     least one content word (phrases made only of ``function_words`` never score) is found, scored,
-    masked on both sides, and the search repeats. Example: ``"the bank of a river"`` vs
-    ``"sloping bank of a river"`` share ``"bank of a river"`` -> 16.
+    masked on both sides, and the search repeats; of equally long phrases the one that starts first
+    in ``a`` wins (then the earlier position of its first content word in ``a``, then in ``b``).
+    Example: ``"the bank of a river"`` vs ``"sloping bank of a river"`` share ``"bank of a river"``
+    -> 16.
+
+    The search is lazy: every pair of equal content words (an *anchor*) enters a heap keyed by the
+    whole run of equal tokens through it, a bound of any phrase it can give later (masking only
+    shortens runs); the anchor on top is re-measured under the current masks and taken when its
+    bound still holds, so the long glosses of general synsets are not searched again after every
+    phrase. An anchor inside a longer phrase of an earlier content word waits until a mask changes
+    that phrase. Same result as searching everything each time (``tests/adversarial/test_lesk.py``
+    checks it against that search).
     """
     content = {t for t in a if t is not None and t not in function_words}
     if not content or content.isdisjoint(b):
         return 0
     sa: list[str | None] = list(a)  # None marks a boundary or an already used word
     sb: list[str | None] = list(b)
+    na, nb = len(sa), len(sb)
     where: dict[str, list[int]] = {}
     for j, t in enumerate(sb):
-        if t is not None:
+        if t is not None and t in content:
             where.setdefault(t, []).append(j)
-    na, nb = len(sa), len(sb)
+    heap: list[tuple[int, int, int, int]] = []  # (-length, start in a, i, j), bounds first
+    for i, t in enumerate(sa):
+        if t is None or t in function_words or t not in where:
+            continue
+        for j in where[t]:
+            left = _run_left(sa, sb, i, j)
+            heap.append((-(left + _run_right(sa, sb, i, j, na, nb)), i - left, i, j))
+    heapq.heapify(heap)
+    waiting: list[tuple[int, int, int, int]] = []
     score = 0
-    while True:
-        # every phrase that scores holds a content word: grow maximal matches around content words
-        bi = bj = bn = 0
-        for i, t in enumerate(sa):
-            if t is None or t in function_words or t not in where:
+    while heap:
+        key = heapq.heappop(heap)
+        i, j = key[2], key[3]
+        if sa[i] is None or sb[j] is None:
+            continue  # inside a phrase already scored
+        left = 0
+        while i - left > 0 and j - left > 0 and sa[i - left - 1] is not None and sa[i - left - 1] == sb[j - left - 1]:
+            left += 1
+            if sa[i - left] not in function_words:  # an earlier content word of this phrase finds it
+                waiting.append(key)
+                break
+        else:
+            n = _run_right(sa, sb, i - left, j - left, na, nb)
+            now = (-n, i - left, i, j)
+            if now != key:
+                heapq.heappush(heap, now)  # shorter than its bound: back, under what it is now
                 continue
-            for j in where[t]:
-                if sb[j] is None:
-                    continue
-                left = 0
-                redundant = False
-                while i - left > 0 and j - left > 0 and sa[i - left - 1] is not None \
-                        and sa[i - left - 1] == sb[j - left - 1]:
-                    left += 1
-                    if sa[i - left] not in function_words:
-                        redundant = True  # an earlier content word of this match finds it
-                        break
-                if redundant:
-                    continue
-                n = left + 1
-                while i - left + n < na and j - left + n < nb and sa[i - left + n] is not None \
-                        and sa[i - left + n] == sb[j - left + n]:
-                    n += 1
-                if n > bn or (n == bn and i - left < bi):
-                    bi, bj, bn = i - left, j - left, n
-        if bn == 0:
-            return score
-        score += bn * bn
-        for k in range(bn):
-            sa[bi + k] = None
-            sb[bj + k] = None
+            score += n * n
+            for k in range(n):
+                sa[i - left + k] = None
+                sb[j - left + k] = None
+            for w in waiting:  # a mask may have cut the phrase that held them
+                heapq.heappush(heap, w)
+            waiting = []
+    return score
+
+
+def _run_left(sa: list[str | None], sb: list[str | None], i: int, j: int) -> int:
+    """How many equal tokens precede positions ``i`` of ``sa`` and ``j`` of ``sb``."""
+    left = 0
+    while i - left > 0 and j - left > 0 and sa[i - left - 1] is not None and sa[i - left - 1] == sb[j - left - 1]:
+        left += 1
+    return left
+
+
+def _run_right(sa: list[str | None], sb: list[str | None], i: int, j: int, na: int, nb: int) -> int:
+    """The length of the run of equal tokens from positions ``i`` of ``sa`` and ``j`` of ``sb`` on."""
+    n = 1
+    while i + n < na and j + n < nb and sa[i + n] is not None and sa[i + n] == sb[j + n]:
+        n += 1
+    return n
 
 
 class AdaptedLesk:
