@@ -6,12 +6,12 @@ import json
 import os
 import signal
 import socket
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+from tests.fakes.stage_process import running, stop
 from typer.testing import CliRunner
 
 from lingtest.errors import InputError
@@ -122,29 +122,15 @@ STAGE_THEN_WAIT = textwrap.dedent('''
 ''')
 
 
-def _stage_process(tmp_path: Path) -> subprocess.Popen[str]:
-    env = {k: v for k, v in os.environ.items() if k != "MLFLOW_TRACKING_URI"}
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
-    return subprocess.Popen([sys.executable, "-c", STAGE_THEN_WAIT, str(tmp_path)], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-
-
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
 def test_a_killed_deferred_stage_is_left_while_it_runs_and_imported_killed(tmp_path, sig):
-    proc = _stage_process(tmp_path)
-    try:
+    with running(STAGE_THEN_WAIT, str(tmp_path)) as proc:
         assert proc.stdout is not None
         line = proc.stdout.readline().strip()
         assert line == "False", proc.stderr.read()  # the stage process never imported MLflow
-        running = sync_runs(tmp_path)
-        assert running.imported == [] and len(running.running) == 1  # its process still runs
-        proc.send_signal(sig)
-        proc.wait(timeout=60)
-    finally:
-        proc.kill()
-        proc.wait()
-    assert proc.returncode == -sig
+        waiting = sync_runs(tmp_path)
+        assert waiting.imported == [] and len(waiting.running) == 1  # its process still runs
+        assert stop(proc, sig) == -sig
     result = sync_runs(tmp_path)
     assert len(result.imported) == 1
     # SIGTERM: the stage ended its own run; SIGKILL: the sync found its process gone

@@ -13,6 +13,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from tests.fakes.stage_process import running, stage_process, stop
 
 from lingtest.processes import process_start
 from lingtest.tracking import (
@@ -126,13 +127,7 @@ STAGE_LEFT_OPEN = textwrap.dedent('''
 
 
 def _stage_process(script: str, tmp_path: Path) -> subprocess.Popen[str]:
-    env = {k: v for k, v in os.environ.items() if k != "MLFLOW_TRACKING_URI"}
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
-    # SIGINT at its default, as from a terminal: a test run started in the background (``cmd &`` in a
-    # shell without job control) has it ignored, which the child would inherit and rightly leave alone
-    return subprocess.Popen([sys.executable, "-c", script, str(tmp_path)], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    return stage_process(script, str(tmp_path))
 
 
 def _only_run(tmp_path: Path):
@@ -145,17 +140,11 @@ def _only_run(tmp_path: Path):
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_a_killed_stage_ends_its_run_killed(tmp_path, sig):
-    proc = _stage_process(STAGE_THEN_WAIT, tmp_path)
-    try:
+    with running(STAGE_THEN_WAIT, str(tmp_path)) as proc:
         assert proc.stdout is not None and proc.stdout.readline().strip() == "ready", proc.stderr.read()
         assert _only_run(tmp_path).info.status == "RUNNING"
-        proc.send_signal(sig)
-        proc.wait(timeout=60)
-    finally:
-        proc.kill()
-        proc.wait()
-    # the signal takes its usual course: death by SIGTERM; KeyboardInterrupt, of which Python dies by SIGINT
-    assert proc.returncode == -sig
+        # the signal takes its usual course: death by SIGTERM; KeyboardInterrupt, of which Python dies by SIGINT
+        assert stop(proc, sig) == -sig
     run = _only_run(tmp_path)
     assert run.info.status == "KILLED" and run.info.end_time is not None
     assert run.data.tags["lingtest.ended_by"] == f"signal {sig.name}"
