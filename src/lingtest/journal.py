@@ -214,12 +214,19 @@ def _finished(record: dict[str, Any], path: Path, host: str,
               alive: Callable[[int, str], bool]) -> bool | None:
     """Whether ``record`` can be imported: True when it ended; when it is RUNNING, False if its process
     still runs (or runs elsewhere: whether it does cannot be told from here), else it is ended KILLED
-    here (at its last write) and None is returned."""
+    here (at its last write) and None is returned. A process that ended its run between the first
+    read and the check wrote its end before it exited: the record is read again before it is ended
+    KILLED."""
     if record["status"] != "RUNNING":
         return True
     proc = record["process"]
     if proc["host"] != host or alive(proc["pid"], proc["start"]):
         return False
+    final = read_record(path)
+    if final["status"] != "RUNNING":
+        record.clear()
+        record.update(final)
+        return True
     record["status"] = "KILLED"
     record["end_time"] = int(path.stat().st_mtime * 1000)
     record["tags"][TAG_ENDED_BY] = (f"stale: its process ({proc['pid']} on {proc['host']}) was gone when "

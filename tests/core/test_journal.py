@@ -216,3 +216,17 @@ def test_a_running_record_of_another_host_is_left_alone(tmp_path):
                    process={"host": socket.gethostname() + "-elsewhere", "pid": 1, "start": ""})
     result = sync_journal(journal_dir(tmp_path), mlflow_client, alive=lambda pid, start: False)
     assert result.imported == [] and len(result.running) == 1 and path.exists()
+
+
+def test_a_run_that_ends_while_the_sync_looks_is_imported_as_it_ended(tmp_path):
+    path = _record(tmp_path, status="RUNNING", end_time=None)
+    finished = json.loads(path.read_text())
+
+    def ends_now(pid, start):  # the process writes its end and exits between the read and the check
+        path.write_text(json.dumps({**finished, "status": "FINISHED", "end_time": finished["start_time"] + 5}))
+        return False
+
+    result = sync_journal(journal_dir(tmp_path), mlflow_client, alive=ends_now)
+    assert len(result.imported) == 1 and result.killed == []
+    _, (run,) = _runs(tmp_path)
+    assert run.info.status == "FINISHED" and "lingtest.ended_by" not in run.data.tags
