@@ -144,6 +144,8 @@ def test_every_source_entry_matches_a_file_and_names_a_real_command() -> None:
             elif words[0] == "python":
                 script = next(w for w in words[1:] if w.endswith(".py"))
                 assert (ROOT / script).is_file(), f"sources.yml: {command}: no {script}"
+            elif words[0] == "bash":
+                assert (ROOT / words[1]).is_file(), f"sources.yml: {command}: no {words[1]}"
             else:
                 assert words[0] == "lingtest", f"sources.yml: {command}: not a command of this project"
 

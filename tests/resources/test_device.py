@@ -69,3 +69,20 @@ def test_resolve_batch_size():
     assert resolve_batch_size(7, "cuda", cpu=2, cuda=5) == 7
     with pytest.raises(ValueError):
         resolve_batch_size(0, "cpu")
+
+
+def test_attention_guard_keeps_cpu_attention_and_limits_cuda_to_the_math_kernel():
+    torch = pytest.importorskip("torch")
+    from lingtest.resources.device import attention_guard
+
+    cuda = torch.backends.cuda
+    before = (cuda.math_sdp_enabled(), cuda.mem_efficient_sdp_enabled(), cuda.flash_sdp_enabled())
+    with attention_guard("cpu"):
+        assert (cuda.math_sdp_enabled(), cuda.mem_efficient_sdp_enabled(), cuda.flash_sdp_enabled()) == before
+    for device in ("cuda", "cuda:1"):
+        with attention_guard(device):
+            assert cuda.math_sdp_enabled()
+            assert not cuda.mem_efficient_sdp_enabled()
+            assert not cuda.flash_sdp_enabled()
+            assert not cuda.cudnn_sdp_enabled()
+        assert (cuda.math_sdp_enabled(), cuda.mem_efficient_sdp_enabled(), cuda.flash_sdp_enabled()) == before

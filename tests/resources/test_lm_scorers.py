@@ -460,3 +460,41 @@ def test_score_grouped_with_a_non_linear_head(gpt2_parts):
     assert got == [pytest.approx(e, abs=1e-5) for e in expected]
     sc.vocab_chunk = 5  # the chunked log-normaliser over several vocabulary chunks
     assert sc.score_grouped(GROUPS[:3]) == [pytest.approx(e, abs=1e-5) for e in expected]
+
+
+def test_every_forward_pass_runs_inside_the_attention_guard(gpt2_parts, monkeypatch):
+    import contextlib
+
+    import lingtest.resources.lm as lm_mod
+
+    model, tok = gpt2_parts
+    sc = CausalLMScorer.from_model(model, tok, device="cpu", batch_size=3)
+    inside: list[bool] = []
+    entered: list[str] = []
+
+    @contextlib.contextmanager
+    def guard(device):
+        entered.append(device)
+        inside.append(True)
+        try:
+            yield
+        finally:
+            inside.pop()
+
+    calls = {"n": 0, "outside": 0}
+
+    def counting(forward):
+        def wrapped(*args, **kwargs):
+            calls["n"] += 1
+            calls["outside"] += not inside
+            return forward(*args, **kwargs)
+        return wrapped
+
+    monkeypatch.setattr(lm_mod, "attention_guard", guard)
+    monkeypatch.setattr(model, "forward", counting(model.forward))  # padded batches
+    monkeypatch.setattr(model.base_model, "forward", counting(model.base_model.forward))  # packed passes
+    sc.token_logprobs(["the cat sat", "a dog ran on the mat"])
+    sc.score_grouped(GROUPS)
+    sc.token_logprobs_grouped(GROUPS[:2])
+    assert calls["n"] >= 3 and calls["outside"] == 0
+    assert set(entered) == {"cpu"} and len(entered) == 3

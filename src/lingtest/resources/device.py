@@ -7,7 +7,9 @@ asks for a GPU on a machine without one fails loudly instead of silently running
 
 from __future__ import annotations
 
+import contextlib
 import re
+from typing import Any
 
 from lingtest.errors import MissingResourceError
 
@@ -64,3 +66,20 @@ def resolve_batch_size(batch_size: int | None, device: str, cpu: int = 8, cuda: 
     if int(batch_size) < 1:
         raise ValueError(f"batch_size must be positive, got {batch_size}")
     return int(batch_size)
+
+
+def attention_guard(device: str) -> contextlib.AbstractContextManager[Any]:
+    """The context a causal LM's forward passes run in: on CUDA, scaled-dot-product attention through
+    its math backend only; elsewhere nothing changes.
+
+    PyTorch's fused memory-efficient kernel returns wrong rows for some inputs with an explicit mask
+    and key/values broadcast across the heads of a grouped-query model such as Gemma-3 when the key
+    length is one more than a multiple of 32 (pytorch/pytorch#191937). On an H200 this moved the last
+    texts of packed passes of 993 tokens by up to 2.2 nats and changed 2 of 946 ContraPro choices
+    against the CPU (``bench/results/gpu_stages.json``); the math backend is the reference
+    implementation. CPU attention is left as it is, so CPU results keep their bits."""
+    if not str(device).startswith("cuda"):
+        return contextlib.nullcontext()
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    return sdpa_kernel([SDPBackend.MATH])

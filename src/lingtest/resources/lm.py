@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from lingtest.resources.device import pick_device, resolve_batch_size
+from lingtest.resources.device import attention_guard, pick_device, resolve_batch_size
 from lingtest.resources.lm_head import head_logprobs
 from lingtest.resources.lm_packing import (
     PackedGroups,
@@ -255,7 +255,7 @@ class CausalLMScorer:
         order = sorted(range(len(texts)), key=lambda i: (len(encoded[i]), i))
         results: list[list[float] | None] = [None] * len(texts)
         bar = _progress(len(texts), self.show_progress, "LM scoring")
-        with torch.inference_mode():
+        with torch.inference_mode(), attention_guard(self.device):
             for batch in _batches(order, self.batch_size):
                 nonempty = [i for i in batch if len(encoded[i]) >= 2]
                 for i in batch:
@@ -361,7 +361,7 @@ class CausalLMScorer:
             jobs.append((gi, enc, p))
         passes = plan_passes([(len(enc), packed_size(enc, p)) for _, enc, p in jobs],
                              max_texts=self.group_batch_size, max_tokens=self.pack_tokens)
-        with torch.inference_mode():
+        with torch.inference_mode(), attention_guard(self.device):
             for members in passes:
                 batch = [jobs[j] for j in members]
                 res = self._score_groups_batch([enc for _, enc, _ in batch], [p for _, _, p in batch],
@@ -391,7 +391,7 @@ class CausalLMScorer:
         passes = plan_passes([(len(enc), packed_size(enc, p)) for _, enc, p in jobs],
                              max_texts=self.group_batch_size, max_tokens=self.pack_tokens)
         dev = self.device
-        with torch.inference_mode():
+        with torch.inference_mode(), attention_guard(self.device):
             for members in passes:
                 batch = [jobs[j] for j in members]
                 pk = pack_groups([enc for _, enc, _ in batch], [p for _, _, p in batch], relative=False)

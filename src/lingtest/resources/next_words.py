@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from lingtest.resources.device import attention_guard
 from lingtest.resources.scores import ScoreGrid
 
 __all__ = ["WORD_MARKERS", "CausalNextWords", "NextTokens", "NextWordSource", "WordPieces", "piece_role"]
@@ -153,7 +154,7 @@ class NextTokens:
         order = sorted(range(len(contexts)), key=lambda i: (len(encoded[i]), i))
         out: list[list[tuple[int, float]]] = [[] for _ in contexts]
         keep = None if allowed is None else torch.as_tensor(allowed, dtype=torch.bool)
-        with torch.inference_mode():
+        with torch.inference_mode(), attention_guard(self.scorer.device):
             for s in range(0, len(order), int(sc.batch_size)):
                 batch = order[s:s + int(sc.batch_size)]
                 lp = torch.log_softmax(self._head_logits(self._last_hidden([encoded[i] for i in batch])), dim=-1).cpu()
@@ -221,7 +222,7 @@ class NextTokens:
         encoded = [self.context_ids(c) for c in contexts]
         words = [[[int(t)] for t in s] for s in starts]
         live = [list(ws) for ws in words]  # the continuations still growing
-        with torch.inference_mode():
+        with torch.inference_mode(), attention_guard(self.scorer.device):
             for _ in range(max_tokens - 1):
                 if not any(live):
                     break
