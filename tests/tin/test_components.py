@@ -244,3 +244,18 @@ def test_unknown_and_mistyped_keys_name_the_key():
         _config(baseline={"extra": 1})
     with pytest.raises(ConfigError, match=r"tin\.train_ner\.epochs: Input should be a valid integer"):
         _config(train_ner={"epochs": "three"})
+
+
+def test_the_fill_ranker_shares_the_naturalness_lm_when_the_precision_is_the_same(monkeypatch):
+    import lingtest.resources.lm as lm_mod
+
+    built: list[str] = []
+    monkeypatch.setattr(lm_mod, "scorer_from_config", lambda res: built.append(str(res.lm.dtype)) or object())
+    cfg = OmegaConf.merge(_cfg(), {"resources": {"lm": {"dtype": "auto"}}})
+    parts = _parts(cfg)
+    assert parts.lm_scorer(None) is parts.lm
+    assert parts.lm_scorer("float32") is parts.lm  # "auto" computes in float32
+    other = parts.lm_scorer("bfloat16")
+    assert other is not parts.lm
+    assert built == ["auto", "bfloat16"]  # the model is loaded once per precision
+    assert lm_mod.same_precision("auto", "float32") and not lm_mod.same_precision("float32", "bfloat16")

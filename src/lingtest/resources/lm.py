@@ -40,7 +40,7 @@ from lingtest.resources.lm_packing import (
 from lingtest.resources.threads import idle_cpus, resolve_threads
 
 __all__ = ["Candidate", "CausalLMScorer", "MaskedLMScorer", "PackedGroups", "Reduction", "TokenScores",
-           "idle_cpus", "pack_groups", "resolve_threads", "scorer_from_config"]
+           "idle_cpus", "pack_groups", "resolve_threads", "same_precision", "scorer_from_config"]
 
 log = logging.getLogger(__name__)
 
@@ -103,6 +103,11 @@ def _resolve_dtype(dtype: Any, device: str):
     if not isinstance(out, torch.dtype):
         raise ValueError(f"unknown dtype {dtype!r}")
     return out
+
+
+def same_precision(a: Any, b: Any) -> bool:
+    """Whether two ``dtype`` settings of a scorer compute in the same precision (``"auto"`` is float32)."""
+    return bool(_resolve_dtype(a, "cpu") == _resolve_dtype(b, "cpu"))
 
 
 def _batches(order: Sequence[int], size: int) -> Iterable[list[int]]:
@@ -213,7 +218,9 @@ class CausalLMScorer:
         self.max_length = max_length
         self.reduction: Reduction = reduction
         self.show_progress = show_progress
-        self.head_chunk = 256  # rows of the output head computed at once
+        # rows of the output head computed at once: a float32 GEMM against Gemma-3's 262k-entry head runs
+        # ~10% faster on 512 rows than on 256 on a 2-core AVX-512 CPU, and each row's result is the same
+        self.head_chunk = 512
         self.vocab_chunk = 8192  # output-head columns per step of the chunked log-normaliser
         self.group_batch_size = max(self.batch_size, 128)  # texts per packed pass in score_grouped
         self.pack_tokens = 1024  # tokens per packed pass in score_grouped (attention is quadratic in it)

@@ -137,16 +137,18 @@ class Parts:
         return cls.from_config(config, self)
 
     def lm_scorer(self, dtype: str | None) -> Any:
-        """A new causal-LM scorer of ``resources.lm`` computing in ``dtype`` (null: ``resources.lm.dtype``):
-        the fill proposer's ranking LM."""
+        """The causal-LM scorer of ``resources.lm`` computing in ``dtype`` (null: ``resources.lm.dtype``): the
+        fill proposer's ranking LM. That is the naturalness filter's scorer (:attr:`lm`) when both compute in
+        the same precision (one model in memory, loaded once), else a new one."""
         from omegaconf import OmegaConf
 
-        from lingtest.resources.lm import scorer_from_config
+        from lingtest.resources.lm import same_precision, scorer_from_config
 
         res = self.ctx.cfg.resources
-        if dtype:
-            res = OmegaConf.merge(res, {"lm": {"dtype": str(dtype)}})
-        return scorer_from_config(res)
+        if not dtype or same_precision(dtype, res.lm.dtype):
+            return self.lm
+        merged: Any = OmegaConf.merge(res, {"lm": {"dtype": str(dtype)}})
+        return scorer_from_config(merged)
 
     @property
     def phrase_index(self) -> Any:
