@@ -34,8 +34,8 @@ from typing import Any
 from lingtest.errors import InputError
 from lingtest.processes import ProcessId, process_alive
 
-__all__ = ["JOURNAL_VERSION", "JournalRun", "SyncResult", "journal_dir", "pending_records", "read_record",
-           "sync_journal"]
+__all__ = ["JOURNAL_VERSION", "JournalRun", "SyncResult", "experiment_id", "journal_dir", "pending_records",
+           "read_record", "sync_journal"]
 
 log = logging.getLogger("lingtest")
 
@@ -270,7 +270,8 @@ def sync_journal(directory: Path, client_for: Callable[[str], Any], *,
     return result
 
 
-def _experiment_id(client: Any, name: str, artifact_location: str | None) -> str:
+def experiment_id(client: Any, name: str, artifact_location: str | None) -> str:
+    """The id of the MLflow experiment ``name``, created (with ``artifact_location``) when it is missing."""
     exp = client.get_experiment_by_name(name)
     if exp is not None:
         return str(exp.experiment_id)
@@ -287,7 +288,7 @@ def _import(client: Any, record: dict[str, Any], path: Path) -> str:
             client.delete_run(record["mlflow_run_id"])
         except Exception:  # noqa: BLE001 - already gone: nothing to undo
             log.debug("could not delete the partial run %s", record["mlflow_run_id"])
-    exp_id = _experiment_id(client, record["experiment"], record["artifact_location"])
+    exp_id = experiment_id(client, record["experiment"], record["artifact_location"])
     tags = {**record["tags"], "mlflow.runName": record["run_name"]}
     run = client.create_run(exp_id, start_time=record["start_time"], tags=tags, run_name=record["run_name"])
     run_id = run.info.run_id

@@ -45,7 +45,7 @@ from typing import Any, Protocol
 
 from lingtest.environment import describe, git_commit, torch_runtime
 from lingtest.errors import ConfigError
-from lingtest.journal import TAG_ENDED_BY, JournalRun, SyncResult, journal_dir, sync_journal
+from lingtest.journal import TAG_ENDED_BY, JournalRun, SyncResult, experiment_id, journal_dir, sync_journal
 from lingtest.processes import TAG_HOST, TAG_PID, TAG_PROC_START, ProcessId, process_alive, this_process
 from lingtest.telemetry import network_allowed, quiet_libraries
 
@@ -785,9 +785,7 @@ def _open_mlflow_run(stage: str, experiment: str, tracking_uri: str
     mlflow.set_tracking_uri(tracking_uri)
     me = this_process()
     mark_stale_runs_killed(client, me)
-    if mlflow.get_experiment_by_name(experiment) is None:
-        mlflow.create_experiment(experiment, artifact_location=_artifact_location(tracking_uri))
-    mlflow.set_experiment(experiment)
+    mlflow.set_experiment(experiment_id=experiment_id(client, experiment, _artifact_location(tracking_uri)))
     run = mlflow.start_run(run_name=stage, tags=me.tags())  # the process is on record from the start
     run_id = run.info.run_id
 
