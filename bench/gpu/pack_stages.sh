@@ -9,6 +9,13 @@
 # CACHE: its LINGTEST_CACHE (models/gguf, crest/, nltk_data); DEST: an ignored folder of the checkout
 # that travels (DEST/p0 ... DEST/pN, one per call, each a part.NN). The last call runs
 # `bash bench/gpu/run_stages.sh DEST`; `bench/bench_gpu_stages.py` reads what it returns.
+#
+# With the device tool: each call sends the working tree plus the paths it carries, 64 MiB in all, and
+# the machine keeps carried paths only while it stays warm (30 s after a call). So: ignore DEST in
+# .gitignore (the device does not read .git/info/exclude), keep the tree small (a temporary checkout of
+# src conf params.yaml pyproject.toml stages dvc.yaml hydra_plugins bench/*.py is about 3.6 MB), carry
+# DEST/p0, DEST/p1, ... one per call in quick succession, and run the script in the call that carries
+# the last part.
 set -euo pipefail
 ws=$1; cache=$2; dest=$3
 py=${PYTHON:-.venv/bin/python}
