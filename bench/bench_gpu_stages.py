@@ -54,12 +54,10 @@ def journal_runs(root: Path) -> dict[str, dict[str, Any]]:
 
 
 def process_seconds(text: str) -> dict[str, float]:
-    """``stages.txt`` of run_stages.sh: ``<stage> rc=<rc> process_ms=<ms>`` per line."""
-    out = {}
-    for m in re.finditer(r"^(\S+) rc=(\d+) process_ms=(\d+)$", text, flags=re.M):
-        name = m.group(1).replace("_lm_de_context", "@lm_de_context")
-        out[name] = int(m.group(3)) / 1000 if m.group(2) == "0" else float("nan")
-    return out
+    """``stages.txt`` of run_stages.sh: ``<stage> rc=<rc> process_ms=<ms>`` per line (the stage's DVC name;
+    ``_`` for its ``@`` in the first form of the script)."""
+    return {m.group(1): int(m.group(3)) / 1000 if m.group(2) == "0" else float("nan")
+            for m in re.finditer(r"^(\S+) rc=(\d+) process_ms=(\d+)$", text, flags=re.M)}
 
 
 def machine(text: str) -> dict[str, Any]:
@@ -103,7 +101,8 @@ def results_scores(path: Path) -> dict[str, list[float]]:
 
 
 def sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    with path.open("rb") as fh:
+        return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
 def summarise(gpu_root: Path, cpu_ws: Path, cpu_cache: Path | None, cpu_profile: Mapping[str, Any]) -> dict[str, Any]:
@@ -116,7 +115,8 @@ def summarise(gpu_root: Path, cpu_ws: Path, cpu_cache: Path | None, cpu_profile:
         run, row = runs.get(name, {}), cpu_rows.get(name, {})
         gpu_s, cpu_s = run.get("wall_s"), row.get("wall_s")
         stages.append({"stage": name, "status": run.get("status"), "gpu_wall_s": gpu_s,
-                       "gpu_process_s": proc.get(name), "gpu_timed": run.get("timed", {}),
+                       "gpu_process_s": proc.get(name, proc.get(name.replace("@", "_"))),
+                       "gpu_timed": run.get("timed", {}),
                        "cpu_wall_s": cpu_s, "cpu_timed": row.get("timed", {}),
                        "speedup": round(cpu_s / gpu_s, 2) if gpu_s and cpu_s and name != "convert_lm" else None})
     outputs: dict[str, Any] = {}

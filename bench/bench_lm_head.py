@@ -10,8 +10,9 @@ the 262,144-column output head timed: the chunked log-normaliser of packed scori
 (``lm_head._chunked_logsumexp``), and the next-token head of ``lm_next`` proposals
 (``NextTokens._head_logits``, ``NextTokens._head_argmax``). Per place: calls, hidden-state rows, seconds,
 milliseconds per row and calls by rows (powers of two). Then the same product alone
-(``linear(rows x 640, 8192-column slices of the head)``, random weights) by row count: the GFLOP/s the
-CPU gives each call size. The stage's outputs are the pipeline's: the wrappers only time.
+(``linear(rows x 640, each 8192-column slice of the head)``, random weights) by row count: the GFLOP/s the
+CPU gives each call size, and whether rows computed in calls of that size have the same bits as in calls
+of 512 rows. The stage's outputs are the pipeline's: the wrappers only time.
 """
 
 from __future__ import annotations
@@ -85,26 +86,28 @@ def summarise(calls: dict[str, list[tuple[int, float]]], wall_s: float) -> dict[
     return out
 
 
-def gemm_by_rows(rows: list[int], vocab: int = VOCAB) -> list[dict[str, Any]]:
-    """GFLOP/s of the head's product for each row count (the rows of one call), 8192 columns at a time."""
+def gemm_by_rows(rows: list[int], seconds: float = 1.0, reference: int = 512,
+                 vocab: int = VOCAB) -> list[dict[str, Any]]:
+    """Per row count (the rows of one call): the head product's GFLOP/s (``lm_bound.gemm_gflops_by_rows``
+    over the 8,192-column slices of a ``vocab``-row head), the milliseconds a row costs across that head,
+    and whether rows computed in calls of that size come out with the same bits as in calls of
+    ``reference`` rows (random hidden states and weights of the head's shape)."""
     import torch
+    from lm_bound import gemm_gflops_by_rows
 
-    torch.manual_seed(0)
-    W = torch.randn(vocab, HIDDEN)
-    out = []
-    for m in rows:
-        h = torch.randn(m, HIDDEN)
-        reps = max(1, 2048 // m)
-        for v in range(0, vocab, VOCAB_CHUNK):  # warm-up
-            torch.nn.functional.linear(h, W[v:v + VOCAB_CHUNK])
-        t = time.perf_counter()
-        for _ in range(reps):
-            for v in range(0, vocab, VOCAB_CHUNK):
-                torch.nn.functional.linear(h, W[v:v + VOCAB_CHUNK])
-        dt = time.perf_counter() - t
-        out.append({"rows": m, "gflop_per_s": round(2 * m * HIDDEN * vocab * reps / dt / 1e9, 1),
-                    "ms_per_row": round(1000 * dt / (m * reps), 3)})
-    return out
+    rates = gemm_gflops_by_rows(torch.get_num_threads(), rows=tuple(rows), inner=HIDDEN, cols=VOCAB_CHUNK,
+                                seconds=seconds, vocab=vocab)
+    gen = torch.Generator().manual_seed(0)
+    h = torch.randn(max(1024, *rows), HIDDEN, generator=gen)
+    w = torch.randn(VOCAB_CHUNK, HIDDEN, generator=gen)
+
+    def in_calls(m: int) -> Any:
+        return torch.cat([torch.nn.functional.linear(h[i:i + m], w) for i in range(0, len(h), m)])
+
+    ref = in_calls(reference)
+    return [{"rows": m, "gflop_per_s": round(rates[m], 1),
+             "ms_per_row": round(1000 * 2 * HIDDEN * vocab / (rates[m] * 1e9), 3),
+             f"same_bits_as_{reference}_rows": bool(torch.equal(in_calls(m), ref))} for m in rows]
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
@@ -149,7 +152,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     peak = max(r["gflop_per_s"] for r in result["gemm_by_rows"])
     result["gemm_peak_gflop_per_s"] = peak
     for r in result["gemm_by_rows"]:
-        print(f"  {r['rows']:5d} rows: {r['gflop_per_s']:6.1f} GFLOP/s, {r['ms_per_row']:.3f} ms per row")
+        print(f"  {r['rows']:5d} rows: {r['gflop_per_s']:6.1f} GFLOP/s, {r['ms_per_row']:.3f} ms per row, "
+              f"same bits as 512-row calls: {r['same_bits_as_512_rows']}")
     args.out.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     print(f"wrote {args.out}")
     return result

@@ -17,31 +17,42 @@ from typing import Any, TypeVar
 
 T = TypeVar("T")
 
-__all__ = ["bound", "count_gflop", "peak_gemm_gflops"]
+__all__ = ["bound", "count_gflop", "gemm_gflops_by_rows", "peak_gemm_gflops"]
 
 
-def peak_gemm_gflops(threads: int, *, rows: tuple[int, ...] = (64, 256, 1024), inner: int = 640,
-                     cols: int = 8192, seconds: float = 1.0) -> float:
-    """The best float32 matrix-product rate (GFLOP/s) torch reaches with ``threads`` threads over
-    ``(rows x inner) @ (inner x cols)`` products, each shape timed for about ``seconds``."""
+def gemm_gflops_by_rows(threads: int, *, rows: tuple[int, ...] = (64, 256, 1024), inner: int = 640,
+                        cols: int = 8192, seconds: float = 1.0, vocab: int | None = None) -> dict[int, float]:
+    """The float32 matrix-product rate (GFLOP/s) torch reaches with ``threads`` threads over
+    ``(rows x inner) @ (inner x cols)`` products, by row count, each shape timed for about ``seconds``.
+    With ``vocab``, each timed step runs over every ``cols``-column slice of a ``vocab x inner`` weight, as
+    the output head's log-normaliser does (the weight then streams from memory instead of staying cached)."""
     import torch
 
     before = torch.get_num_threads()
     torch.set_num_threads(threads)
     try:
-        best = 0.0
-        w = torch.randn(cols, inner)
+        out = {}
+        w = torch.randn(vocab or cols, inner)
+        slices = [w[v:v + cols] for v in range(0, len(w), cols)]
         for r in rows:
             x = torch.randn(r, inner)
-            torch.nn.functional.linear(x, w)  # warm-up
+            for s in slices:  # warm-up
+                torch.nn.functional.linear(x, s)
             n, t0 = 0, time.perf_counter()
             while time.perf_counter() - t0 < seconds:
-                torch.nn.functional.linear(x, w)
+                for s in slices:
+                    torch.nn.functional.linear(x, s)
                 n += 1
-            best = max(best, 2.0 * r * inner * cols * n / (time.perf_counter() - t0) / 1e9)
-        return best
+            out[r] = 2.0 * r * inner * cols * len(slices) * n / (time.perf_counter() - t0) / 1e9
+        return out
     finally:
         torch.set_num_threads(before)
+
+
+def peak_gemm_gflops(threads: int, *, rows: tuple[int, ...] = (64, 256, 1024), inner: int = 640,
+                     cols: int = 8192, seconds: float = 1.0) -> float:
+    """The best float32 matrix-product rate (GFLOP/s) of :func:`gemm_gflops_by_rows`."""
+    return max(gemm_gflops_by_rows(threads, rows=rows, inner=inner, cols=cols, seconds=seconds).values())
 
 
 def count_gflop(fn: Callable[[], T]) -> tuple[T, float]:

@@ -26,7 +26,7 @@ t1=$(ms)
   python3 -c "import torch,transformers,spacy;print('torch',torch.__version__,torch.cuda.get_device_name(0),'transformers',transformers.__version__,'spacy',spacy.__version__)"; } > $L/machine.txt 2>&1
 cut -c1-200 $L/machine.txt
 for s in "convert_lm" "crest_generate" "contrapro_score lm_de_context" "crest_baseline_fills" "contracat_score lm_de_context"; do
-  n=$(echo $s | tr ' ' _)
+  n=$(echo $s | tr ' ' @)  # the DVC stage name
   a=$(ms)
   timeout 300 python3 -m lingtest.pipeline.stage $s > $L/$n.txt 2>&1; rc=$?
   b=$(ms)

@@ -17,7 +17,7 @@ def test_process_seconds_reads_each_stage_and_marks_failures():
             "crest_generate rc=1 process_ms=10\n")
     got = bg.process_seconds(text)
     assert got["convert_lm"] == 69.799
-    assert got["contrapro_score@lm_de_context"] == 18.565
+    assert got["contrapro_score_lm_de_context"] == 18.565
     assert math.isnan(got["crest_generate"])
 
 

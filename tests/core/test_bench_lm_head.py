@@ -20,6 +20,9 @@ def test_summarise_counts_rows_seconds_and_call_sizes():
     assert got["head_seconds"] == 1.0 and got["head_share"] == 0.099
 
 
-def test_gemm_by_rows_reports_each_size():
-    got = bh.gemm_by_rows([16], vocab=8192)
-    assert [r["rows"] for r in got] == [16] and got[0]["gflop_per_s"] > 0 and got[0]["ms_per_row"] > 0
+def test_gemm_by_rows_reports_each_size_and_whether_its_bits_match():
+    got = bh.gemm_by_rows([16, 512], seconds=0.05, vocab=16384)
+    assert [r["rows"] for r in got] == [16, 512]
+    assert all(r["gflop_per_s"] > 0 and r["ms_per_row"] > 0 for r in got)
+    assert got[1]["same_bits_as_512_rows"] is True  # the reference against itself
+    assert isinstance(got[0]["same_bits_as_512_rows"], bool)

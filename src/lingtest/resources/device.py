@@ -74,9 +74,9 @@ def attention_guard(device: str) -> contextlib.AbstractContextManager[Any]:
 
     PyTorch's fused memory-efficient kernel returns wrong rows for some inputs with an explicit mask
     and key/values broadcast across the heads of a grouped-query model such as Gemma-3 when the key
-    length is one more than a multiple of 32 (pytorch/pytorch#191937). On an H200 this moved the last
-    texts of packed passes of 993 tokens by up to 2.2 nats and changed 2 of 946 ContraPro choices
-    against the CPU (``bench/results/gpu_stages.json``); the math backend is the reference
+    length is one more than a multiple of 32 (pytorch/pytorch#191937). On an H200, packed scoring
+    differed from the CPU by up to 2.2 nats and changed 2 of 946 ContraPro choices
+    (``bench/results/gpu_stages.json``), likely for that reason; the math backend is the reference
     implementation. CPU attention is left as it is, so CPU results keep their bits."""
     if not str(device).startswith("cuda"):
         return contextlib.nullcontext()
