@@ -11,7 +11,8 @@ import socket
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["TAG_HOST", "TAG_PID", "TAG_PROC_START", "ProcessId", "process_alive", "process_start", "this_process"]
+__all__ = ["TAG_HOST", "TAG_PID", "TAG_PROC_START", "ProcessId", "cpu_seconds", "process_alive", "process_start",
+           "this_process"]
 
 # the tags that record a run's process
 TAG_HOST = "lingtest.host"
@@ -68,3 +69,44 @@ def process_alive(pid: int, start: str = "") -> bool:
     if stat[0] in ("Z", "X"):
         return False
     return not (start and len(stat) > 19 and stat[19] != start)
+
+
+def _ticks_per_second() -> int:
+    try:
+        return int(os.sysconf("SC_CLK_TCK"))
+    except (AttributeError, ValueError, OSError):
+        return 100
+
+
+def _live_descendants(pid: int) -> list[list[str]]:
+    """``/proc/<pid>/stat`` fields (after the command name) of every live descendant of ``pid``."""
+    stats: dict[int, list[str]] = {}
+    try:
+        entries = [e for e in os.listdir("/proc") if e.isdigit()]
+    except OSError:
+        return []
+    for e in entries:
+        st = _proc_stat(int(e))
+        if st and len(st) > 14 and st[0] not in ("Z", "X"):
+            stats[int(e)] = st
+    children: dict[int, list[int]] = {}
+    for child, st in stats.items():
+        children.setdefault(int(st[1]), []).append(child)
+    out, todo = [], list(children.get(pid, []))
+    while todo:
+        c = todo.pop()
+        out.append(stats[c])
+        todo.extend(children.get(c, []))
+    return out
+
+
+def cpu_seconds() -> float:
+    """CPU seconds (user + system) this process has used so far, with its children: those it has waited
+    for (``os.times``) and, on Linux, those still running (worker pools live until the interpreter exits).
+    A figure to compare with wall seconds: their ratio is how many cores a stage kept busy."""
+    t = os.times()
+    total = t.user + t.system + t.children_user + t.children_system
+    ticks = _ticks_per_second()
+    for st in _live_descendants(os.getpid()):
+        total += sum(int(x) for x in st[11:15]) / ticks  # utime, stime, cutime, cstime
+    return total

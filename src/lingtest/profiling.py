@@ -192,6 +192,9 @@ class StageRow:
                "startup_s": _round(self.startup_s)}
         if self.timed:
             out["timed"] = {k: _round(v) for k, v in sorted(self.timed.items())}
+        cpu, body = self.timed.get("stage_cpu_seconds"), self.timed.get("stage_seconds")
+        if cpu is not None and body:
+            out["cores_busy"] = round(cpu / body, 2)  # CPU seconds over the body's wall seconds
         return out
 
 

@@ -24,3 +24,24 @@ def test_process_alive():
         time.sleep(0.05)
     assert not process_alive(zombie.pid)  # exited, not yet reaped
     zombie.wait()
+
+
+def test_cpu_seconds_counts_children_while_they_run_and_after_they_are_reaped():
+    """A child that burns 0.3 s of its own CPU time (not wall time) adds about that (clock ticks: 10 ms), before
+    and after it is reaped."""
+    import subprocess
+    import sys
+
+    from lingtest.processes import cpu_seconds
+
+    burn = ("import time\nwhile time.process_time() < 0.3: pass\n"
+            "print('done', flush=True)\ntime.sleep(30)")
+    before = cpu_seconds()
+    child = subprocess.Popen([sys.executable, "-c", burn], stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout is not None and child.stdout.readline().strip() == "done"
+        assert cpu_seconds() - before >= 0.25  # still running: read from /proc
+    finally:
+        child.kill()
+        child.wait()
+    assert cpu_seconds() - before >= 0.25  # reaped: os.times

@@ -123,6 +123,16 @@ def test_stage_table_falls_back_to_the_technique_tag_and_keeps_a_running_stage()
                                                                        ("unknown", 1, 5)]
 
 
+def test_a_row_gives_the_cores_its_stage_kept_busy_from_the_logged_cpu_seconds():
+    from lingtest.profiling import StageRow
+
+    row = StageRow("parse@sst", "pipeline", "FINISHED", 0.0, 10.0, 10.0, None, None, None,
+                   {"stage_seconds": 9.5, "stage_cpu_seconds": 14.25})
+    assert row.as_dict()["cores_busy"] == 1.5
+    assert "cores_busy" not in StageRow("x", "t", "FINISHED", 0.0, 1.0, 1.0, None, None, None,
+                                        {"stage_seconds": 1.0}).as_dict()
+
+
 def test_technique_totals_sum_stages_and_gaps_per_technique_and_overall():
     rows = stage_table([run("a@1", 0, 10), run("a@2", 12, 15), run("b", 20, 21)], {"a": "crest", "b": "tin"})
     totals = technique_totals(rows)

@@ -58,6 +58,33 @@ def test_scorer_from_config_passes_settings(cfg, monkeypatch):
     assert seen["model"] == "bert-large-cased" and seen["batch_size"] == cfg.masked_lm.batch_size_cpu
 
 
+def test_scorer_from_config_fixes_torch_threads_on_the_cpu(cfg, monkeypatch):
+    """``resources.lm.threads`` (conf: a fixed 2, because scores differ in their last bits between thread
+    counts) is set before the model is built; null leaves torch's count; a GPU scorer leaves it too."""
+    import torch
+
+    from lingtest.resources import lm
+
+    assert cfg.lm.threads == 2
+    monkeypatch.setitem(LM_SCORERS._entries, "causal", lambda model, **kw: kw)
+    before = torch.get_num_threads()
+    try:
+        torch.set_num_threads(1)
+        lm.scorer_from_config(OmegaConf.merge(cfg, {"device": "cpu"}))
+        assert torch.get_num_threads() == 2
+        torch.set_num_threads(1)
+        lm.scorer_from_config(OmegaConf.merge(cfg, {"device": "cpu", "lm": {"threads": None}}))
+        assert torch.get_num_threads() == 1
+        lm.scorer_from_config(OmegaConf.merge(cfg, {"device": "cpu", "lm": {"threads": 3}}))
+        assert torch.get_num_threads() == 3
+        monkeypatch.setattr(lm, "pick_device", lambda pref: "cuda")
+        torch.set_num_threads(1)
+        lm.scorer_from_config(OmegaConf.merge(cfg, {"device": "cpu"}))
+        assert torch.get_num_threads() == 1
+    finally:
+        torch.set_num_threads(before)
+
+
 def test_embedder_from_config_passes_settings(cfg, monkeypatch):
     from lingtest.resources import embeddings
 

@@ -177,7 +177,7 @@ class _Parts(Parts):
 def test_the_offline_fill_proposer_takes_every_option_from_conf():
     from lingtest.resources.fill import WordNetVectorsFillProposer
 
-    parts = _parts(_cfg(fill={"ranker": {"threads": None}}), _Parts)
+    parts = _parts(_cfg(), _Parts)
     fill = parts.fill
     assert isinstance(fill, WordNetVectorsFillProposer) and fill.parser == "PARSER" and parts.dtypes == ["float32"]
     r = fill.ranker

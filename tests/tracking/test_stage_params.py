@@ -241,6 +241,7 @@ def test_an_mlflow_run_has_the_leaves_few_tags_and_an_environment_artifact(
                                "toy.filters.tags": '["NN", "VB"]', "toy.filters.nested.on": "True",
                                "datasets.conll.record": "document"}
     assert run.data.metrics["cases"] == 4.0 and "stage_seconds" in run.data.metrics
+    assert run.data.metrics["stage_cpu_seconds"] >= 0.0
     tags = run.data.tags
     assert not [k for k in tags if k.startswith("env.")] and len(tags) < 25
     assert tags["dvc_stage"] == "toy_generate" and tags["profile"] == "offline" and tags["technique"] == "toy"

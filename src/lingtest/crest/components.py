@@ -43,19 +43,13 @@ def build_proposers(config: CrestConfig, resources: Any, scorer: Any = None) -> 
 
 def lm_scorer(config: CrestConfig, resources: Any) -> Any:
     """The causal LM of ``resources.lm`` at the ranker's compute precision (``crest.ranker.dtype``, when set),
-    with the ranker's torch threads: the one scorer the ranker, the ``lm_next`` proposer and the naturalness
-    bound share."""
+    with ``resources.lm.threads`` torch threads: the one scorer the ranker, the ``lm_next`` proposer and the
+    naturalness bound share."""
     from omegaconf import OmegaConf
 
-    from lingtest.resources.lm import resolve_threads, scorer_from_config
+    from lingtest.resources.lm import scorer_from_config
 
     rc = config.ranker
-    threads = resolve_threads(rc.threads)
-    if threads is not None:
-        import torch
-
-        torch.set_num_threads(threads)
-        log.info("CREST LM: %d torch thread(s) (crest.ranker.threads=%s)", threads, rc.threads)
     res = resources
     if rc.dtype:  # the ranker's own compute precision (e.g. bfloat16 on a CPU)
         res = OmegaConf.merge(res, {"lm": {"dtype": str(rc.dtype)}})

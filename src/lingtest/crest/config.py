@@ -31,7 +31,6 @@ class Ranker(Block):
     left_window: int | None
     shared_prefix: bool
     dtype: str | None
-    threads: int | Literal["auto"] | None
     min_fit: float | None
     fit_sources: list[str]
 

@@ -35,7 +35,7 @@ class CrestWorker:
         from lingtest.crest.config import CrestConfig
 
         conf: Any = OmegaConf.merge(OmegaConf.create(cfg), {"parser": {"workers": 0},
-                                                            "crest": {"ranker": {"threads": threads}}})
+                                                            "resources": {"lm": {"threads": threads}}})
         config = CrestConfig.from_config(conf)
         self.select = select
         self.parser = memo_parser(conf.parser)

@@ -14,6 +14,7 @@ from lingtest.config import Composed, load_params
 from lingtest.errors import LingtestError
 from lingtest.execution.context import StageContext
 from lingtest.paths import expose_to_experiment_copies, project_root
+from lingtest.processes import cpu_seconds
 from lingtest.tracking import (
     StageSpec,
     Tracker,
@@ -52,9 +53,10 @@ def run_stage(stage: str, fn: StageFn, argv: Sequence[str] = ()) -> Any:
                      experiment=tracking.experiment, enabled=bool(tracking.enabled), technique=technique,
                      tags=run_tags(cfg, technique, item), params=params,
                      deferred=bool(tracking.deferred)) as tracker:
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), cpu_seconds()
         result = call_body(fn, StageContext(stage, cfg, tracker, item, root))
-        tracker.log_metrics({"stage_seconds": time.perf_counter() - start})
+        # the CPU seconds the stage used, its worker processes' too: over stage_seconds, the cores it kept busy
+        tracker.log_metrics({"stage_seconds": time.perf_counter() - start, "stage_cpu_seconds": cpu_seconds() - cpu})
         tracker.set_tags(run_suite_tags(root, spec, config, technique))
     return result
 

@@ -397,8 +397,8 @@ class MaskedLMFillProposer(FillProposerBase):
 # ------------------------------------------------------------------------------------------------
 class RankerOptions(Block):
     """A fill section's ``ranker``: the :class:`~lingtest.resources.candidates.rank.LMRanker` options, the
-    ranking LM's compute precision (``dtype``; null: ``resources.lm.dtype``) and torch threads (``auto``:
-    the CPUs idle at start, N, or null: torch's default)."""
+    ranking LM's compute precision (``dtype``; null: ``resources.lm.dtype``); the LM's torch threads are
+    ``resources.lm.threads``."""
 
     threshold: float
     include_original: bool
@@ -407,7 +407,6 @@ class RankerOptions(Block):
     left_window: int | None
     shared_prefix: bool
     dtype: str | None
-    threads: int | Literal["auto"] | None
 
 
 class WordNetVectorsFillConfig(Block):
@@ -439,18 +438,10 @@ class WordNetVectorsFillProposer(FillProposerBase):
 
     @classmethod
     def from_config(cls, config: WordNetVectorsFillConfig, parts: FillParts) -> WordNetVectorsFillProposer:
-        """Sets torch's threads (``ranker.threads``), then builds the ranking LM, the candidate proposers
-        and ``parts.parser``, in that order."""
+        """Builds the ranking LM, the candidate proposers and ``parts.parser``, in that order."""
         from lingtest.resources.candidates import get_proposer
         from lingtest.resources.candidates.rank import LMRanker
-        from lingtest.resources.threads import resolve_threads
-
         rc = config.ranker
-        threads = resolve_threads(rc.threads)
-        if threads is not None:
-            import torch
-
-            torch.set_num_threads(threads)
         grid = parts.score_grid
         ranker = LMRanker(parts.lm_scorer(rc.dtype or None), grid=grid, threshold=rc.threshold,
                           include_original=rc.include_original, filter_sources=list(rc.filter_sources),

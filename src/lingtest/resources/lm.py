@@ -618,12 +618,23 @@ class MaskedLMScorer:
 
 def scorer_from_config(cfg: Mapping[str, Any]) -> CausalLMScorer | MaskedLMScorer:
     """Build the LM scorer described by the ``resources`` config group (``conf/resources``):
-    ``cfg.lm.kind`` picks ``"causal"`` or ``"masked"`` from :data:`lingtest.resources.LM_SCORERS`."""
+    ``cfg.lm.kind`` picks ``"causal"`` or ``"masked"`` from :data:`lingtest.resources.LM_SCORERS`.
+
+    On the CPU, torch's threads (process-wide) are set to ``cfg.lm.threads`` first
+    (:func:`~lingtest.resources.threads.resolve_threads`; null: left as they are): an LM's scores differ in
+    their last bits between thread counts, so every suite this scorer shapes needs a fixed count."""
     from lingtest.resources import LM_SCORERS
 
     lm = cfg["lm"]
     kind = lm["kind"]
     device = pick_device(lm["device"] or cfg["device"])
+    threads = resolve_threads(lm.get("threads"))
+    if threads is not None and device == "cpu":
+        import torch
+
+        if torch.get_num_threads() != threads:
+            torch.set_num_threads(threads)
+        log.info("LM on the CPU: %d torch thread(s) (resources.lm.threads=%s)", threads, lm.get("threads"))
     if kind == "masked":
         m = cfg["masked_lm"]
         bs = resolve_batch_size(None, device, cpu=m["batch_size_cpu"], cuda=m["batch_size_cuda"])
