@@ -66,10 +66,12 @@ def machine() -> dict[str, Any]:
 
 def records(workspace: Path, mlruns: Path, *, session: int, max_gap_s: float, log: Path | None) -> dict[str, Any]:
     """The stage table, technique totals and run totals of one ``dvc repro`` from its MLflow records."""
+    from lingtest.environment import usable_cpus
     from lingtest.errors import InputError
     from lingtest.journal import journal_dir, pending_records
     from lingtest.profiling import (
         boot_time,
+        cpu_use,
         read_runs,
         read_time_report,
         repro_log_stages,
@@ -105,6 +107,11 @@ def records(workspace: Path, mlruns: Path, *, session: int, max_gap_s: float, lo
                      "span_s": round(span, 3) if span is not None else None,
                      "in_stages_s": totals["wall_s"], "between_stages_s": totals["gap_s"],
                      "dvc_s": totals["dvc_s"], "startup_s": totals["startup_s"]}
+    use = cpu_use(rows, usable_cpus())
+    if use is not None:
+        if span:
+            use["most_saved_share_of_span"] = round(use["most_saved_by_overlap_s"] / span, 3)
+        out["cpu_use"] = use
     if log is not None:
         text = log.read_text(encoding="utf-8", errors="replace")
         said = repro_log_stages(text)

@@ -273,6 +273,29 @@ def technique_totals(rows: Sequence[StageRow]) -> dict[str, dict[str, Any]]:
     return out
 
 
+def cpu_use(rows: Sequence[StageRow], cores: int) -> dict[str, Any] | None:
+    """How busy the stages kept a machine of ``cores`` CPUs, from the CPU seconds each stage logged
+    (``stage_cpu_seconds`` over its body's ``stage_seconds``; None when no stage logged them): the
+    totals, the cores kept busy overall, the body seconds of stages by cores kept busy (under 1.25, 1.25 to
+    1.75, 1.75 and more), the core seconds left idle inside the stages (``cores`` x body - CPU), and so the
+    most wall seconds any overlap of stages could save (idle core seconds over ``cores``: every idle core
+    filled with other stages' work, nothing slowed by sharing)."""
+    timed = [(r.stage, r.timed["stage_seconds"], r.timed["stage_cpu_seconds"]) for r in rows
+             if "stage_cpu_seconds" in r.timed and r.timed.get("stage_seconds")]
+    if not timed:
+        return None
+    body = sum(b for _, b, _ in timed)
+    cpu = sum(c for _, _, c in timed)
+    bands = {"under_1.25": 0.0, "1.25_to_1.75": 0.0, "1.75_and_over": 0.0}
+    for _, b, c in timed:
+        busy = c / b
+        bands["under_1.25" if busy < 1.25 else "1.25_to_1.75" if busy < 1.75 else "1.75_and_over"] += b
+    return {"stages": len(timed), "cores": cores, "body_s": round(body, 3), "cpu_s": round(cpu, 3),
+            "cores_busy": round(cpu / body, 2), "body_s_by_cores_busy": {k: round(v, 3) for k, v in bands.items()},
+            "idle_core_s": round(max(0.0, cores * body - cpu), 3),
+            "most_saved_by_overlap_s": round(max(0.0, cores * body - cpu) / cores, 3)}
+
+
 def _group(rows: Sequence[StageRow]) -> dict[str, list[StageRow]]:
     groups: dict[str, list[StageRow]] = defaultdict(list)
     for r in rows:

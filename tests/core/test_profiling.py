@@ -133,6 +133,20 @@ def test_a_row_gives_the_cores_its_stage_kept_busy_from_the_logged_cpu_seconds()
                                         {"stage_seconds": 1.0}).as_dict()
 
 
+def test_cpu_use_sums_cpu_and_bands_the_stages_by_cores_kept_busy():
+    from lingtest.profiling import StageRow, cpu_use
+
+    def row(stage, body, cpu):
+        timed = {"stage_seconds": body} if cpu is None else {"stage_seconds": body, "stage_cpu_seconds": cpu}
+        return StageRow(stage, "t", "FINISHED", 0.0, body, body, None, None, None, timed)
+
+    got = cpu_use([row("a", 10.0, 10.0), row("b", 4.0, 6.0), row("c", 6.0, 11.4), row("old", 5.0, None)], 2)
+    assert got == {"stages": 3, "cores": 2, "body_s": 20.0, "cpu_s": 27.4, "cores_busy": 1.37,
+                   "body_s_by_cores_busy": {"under_1.25": 10.0, "1.25_to_1.75": 4.0, "1.75_and_over": 6.0},
+                   "idle_core_s": 12.6, "most_saved_by_overlap_s": 6.3}
+    assert cpu_use([row("old", 5.0, None)], 2) is None
+
+
 def test_technique_totals_sum_stages_and_gaps_per_technique_and_overall():
     rows = stage_table([run("a@1", 0, 10), run("a@2", 12, 15), run("b", 20, 21)], {"a": "crest", "b": "tin"})
     totals = technique_totals(rows)
