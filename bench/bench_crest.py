@@ -13,7 +13,7 @@ Sources come from ``data/prepared/<corpus>/test.jsonl`` when present, else from 
 mirror (test documents of ``splits.md``).
 
 The ranker runs as configured in ``crest.ranker`` (defaults: packed shared-prefix scoring, window 3
-words right of the replacement, whole left context, bfloat16, ``threads=auto``) and generation in
+words right of the replacement, whole left context, float32, ``resources.lm.threads`` torch threads) and generation in
 lockstep over ``crest.batch_sources`` sources. The result records the LM's seconds, dtype and thread
 count. How the ranking settings compare with exact whole-sentence ranking:
 ``bench/bench_ranker_agreement.py``.
