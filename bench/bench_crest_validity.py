@@ -25,7 +25,10 @@ Also the grid of fit bounds -3 ... -8 (what a stricter or looser bound would kee
 that the estimate and the measurements sit together. ``--whole SUITE=FOLDER``: for the cases of a suite generated
 with the checks that FOLDER reviewed, whether any bound on the LM's fit would still separate the well-formed from the
 others: the well-formed share of the cases at or above each bound, for the fit as generated (``lm_fit``: three words
-after the replacement) and for the fit of the whole sentence (``whole_fit``), stored under ``whole``.
+after the replacement) and for the fit of the whole sentence (``whole_fit``), and for two signals that do not
+read the words before the replacement alone: the word-vector cosine of the replaced and the new word (spaCy md,
+``word_similarity``) and the sentence-vector cosine of source and follow-up (the embedder of ``resources``,
+MiniLM offline; ``sentence_similarity``), stored under ``whole``.
 """
 
 from __future__ import annotations
@@ -90,27 +93,61 @@ def removed(rows: list[dict[str, Any]], key: str) -> dict[str, int]:
     return {"well_formed": sum(r["well_formed"] for r in gone), "ill_formed": sum(not r["well_formed"] for r in gone)}
 
 
-def whole_fit(suite: str, review: Path, scorer: Any, grid: Any) -> dict[str, Any]:
-    """The well-formed share of ``suite``'s reviewed cases at or above each fit bound: the generator's (``lm_fit``)
-    and the whole sentence's (``log p(follow-up) - log p(source)``), on the ``logprob`` grid."""
+def word_similarity(vocab: Any, old: str, new: str) -> float | None:
+    """Cosine of the word vectors of ``old`` and ``new`` (lower-cased; a multi-word replacement: the mean of its
+    words' vectors), None where a word has no vector."""
+    import numpy as np
+
+    def vector(text: str) -> Any:
+        vs = [vocab.get_vector(w) for w in text.lower().split() if vocab.has_vector(w)]
+        return np.mean(vs, axis=0) if vs and len(vs) == len(text.split()) else None
+
+    a, b = vector(old), vector(new)
+    if a is None or b is None:
+        return None
+    return round(float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b))), 5)
+
+
+def bound_table(rows: list[dict[str, Any]], key: str, bounds: list[float | None]) -> list[dict[str, Any]]:
+    """The well-formed share of the rows whose ``key`` is at or above each bound (None: every row with a value)."""
+    out = []
+    for b in bounds:
+        k = [r for r in rows if r[key] is not None and (b is None or r[key] >= b)]
+        out.append({"bound": b, "kept": len(k), "well_formed": rate(sum(r["well_formed"] for r in k), len(k))})
+    return out
+
+
+def whole_fit(suite: str, review: Path, scorer: Any, grid: Any, vocab: Any = None,
+              embedder: Any = None) -> dict[str, Any]:
+    """The well-formed share of ``suite``'s reviewed cases at or above each bound: on the generator's fit
+    (``lm_fit``), on the whole sentence's (``log p(follow-up) - log p(source)``, on the ``logprob`` grid), and, when
+    ``vocab`` (word vectors) and ``embedder`` (sentence vectors) are given, on the similarity of the replaced and
+    the new word and on that of the source and the follow-up sentence: signals that read the whole sentence or
+    the word's sense rather than the words before it."""
     from lingtest.resources.naturalness import logprob_differences
 
     cases = reviewed_cases(suite, review)
-    whole = logprob_differences(scorer, [(c["meta"]["source_text"], c["meta"]["followup_text"]) for c in cases])
+    pairs = [(c["meta"]["source_text"], c["meta"]["followup_text"]) for c in cases]
+    whole = logprob_differences(scorer, pairs)
+    words: list[float | None] = [None] * len(cases)
+    if vocab is not None:
+        words = [word_similarity(vocab, c["meta"]["old_token"], c["meta"]["new_token"]) for c in cases]
+    sents: list[float | None] = [None] * len(cases)
+    if embedder is not None:
+        sents = [round(float(x), 5) for x in embedder.similarity([p[0] for p in pairs], [p[1] for p in pairs])]
     rows = [{"id": c["id"], "well_formed": c["well_formed"], "candidate_source": c["meta"]["candidate_source"],
-             "lm_fit": c["meta"].get("lm_fit"), "whole_fit": grid.round("logprob", w)}
-            for c, w in zip(cases, whole, strict=True)]
+             "lm_fit": c["meta"].get("lm_fit"), "whole_fit": grid.round("logprob", w), "word_similarity": ws,
+             "sentence_similarity": ss}
+            for c, w, ws, ss in zip(cases, whole, words, sents, strict=True)]
     bounds = [None, -6.0, -4.0, -2.0, 0.0, 2.0]
-
-    def table(key: str) -> list[dict[str, Any]]:
-        out = []
-        for b in bounds:
-            k = [r for r in rows if r[key] is not None and (b is None or r[key] >= b)]
-            out.append({"bound": b, "kept": len(k), "well_formed": rate(sum(r["well_formed"] for r in k), len(k))})
-        return out
-
-    return {"suite": suite, "reviewed": len(rows), "by_lm_fit": table("lm_fit"), "by_whole_fit": table("whole_fit"),
-            "cases": rows}
+    out = {"suite": suite, "reviewed": len(rows), "by_lm_fit": bound_table(rows, "lm_fit", bounds),
+           "by_whole_fit": bound_table(rows, "whole_fit", bounds), "cases": rows}
+    if vocab is not None:
+        out["by_word_similarity"] = bound_table(rows, "word_similarity", [None, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6])
+    if embedder is not None:
+        out["by_sentence_similarity"] = bound_table(rows, "sentence_similarity",
+                                                    [None, 0.9, 0.95, 0.97, 0.98, 0.99, 0.995])
+    return out
 
 
 def main() -> None:
@@ -194,7 +231,11 @@ def main() -> None:
     also = dict(a.split("=", 1) for a in args.also)
     if args.whole:
         suite, folder = args.whole.split("=", 1)
-        out["whole"] = whole_fit(suite, Path(folder), scorer, grid)
+        from lingtest.resources.candidates.vectors import load_md_vectors
+        from lingtest.resources.embeddings import embedder_from_config
+
+        out["whole"] = whole_fit(suite, Path(folder), scorer, grid, load_md_vectors(),
+                                 embedder_from_config(cfg.resources))
     out["review_rates"] = {"before": summary(args.review), **{name: summary(f) for name, f in also.items()}}
     write_json(Path(args.out), out)
     b, k = out["well_formed_before"], out["well_formed_among_kept"]
