@@ -11,13 +11,24 @@ import socket
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["TAG_HOST", "TAG_PID", "TAG_PROC_START", "ProcessId", "cpu_seconds", "process_alive", "process_start",
-           "this_process"]
+__all__ = ["CLOCK_TICKS", "TAG_HOST", "TAG_PID", "TAG_PROC_START", "ProcessId", "cpu_seconds", "process_alive",
+           "process_start", "this_process"]
 
 # the tags that record a run's process
 TAG_HOST = "lingtest.host"
 TAG_PID = "lingtest.pid"
 TAG_PROC_START = "lingtest.proc_start"
+
+
+def _clock_ticks() -> int:
+    try:
+        return int(os.sysconf("SC_CLK_TCK"))
+    except (AttributeError, ValueError, OSError):
+        return 100
+
+
+#: clock ticks per second of ``/proc/<pid>/stat`` times (``getconf CLK_TCK``; 100 on Linux)
+CLOCK_TICKS = _clock_ticks()
 
 
 @dataclass(frozen=True)
@@ -71,13 +82,6 @@ def process_alive(pid: int, start: str = "") -> bool:
     return not (start and len(stat) > 19 and stat[19] != start)
 
 
-def _ticks_per_second() -> int:
-    try:
-        return int(os.sysconf("SC_CLK_TCK"))
-    except (AttributeError, ValueError, OSError):
-        return 100
-
-
 def _live_descendants(pid: int) -> list[list[str]]:
     """``/proc/<pid>/stat`` fields (after the command name) of every live descendant of ``pid``."""
     stats: dict[int, list[str]] = {}
@@ -106,7 +110,6 @@ def cpu_seconds() -> float:
     A figure to compare with wall seconds: their ratio is how many cores a stage kept busy."""
     t = os.times()
     total = t.user + t.system + t.children_user + t.children_system
-    ticks = _ticks_per_second()
     for st in _live_descendants(os.getpid()):
-        total += sum(int(x) for x in st[11:15]) / ticks  # utime, stime, cutime, cstime
+        total += sum(int(x) for x in st[11:15]) / CLOCK_TICKS  # utime, stime, cutime, cstime
     return total

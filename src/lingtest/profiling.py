@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from lingtest.errors import InputError
+from lingtest.processes import CLOCK_TICKS
 
 __all__ = ["CATEGORY_PRECEDENCE", "CATEGORY_RULES", "CLOCK_TICKS", "INTERPRETER", "OTHER", "Breakdown", "Frame", "Rule",
            "RunRecord", "StageRow", "attribute", "boot_time", "categorize", "cpu_simd_flags", "frame_from_path",
@@ -37,8 +38,6 @@ __all__ = ["CATEGORY_PRECEDENCE", "CATEGORY_RULES", "CLOCK_TICKS", "INTERPRETER"
            "read_time_report", "repro_log_stages", "rules_table", "split_sessions", "stage_table",
            "stage_techniques", "technique_totals"]
 
-#: clock ticks per second of ``/proc/<pid>/stat`` start times (``getconf CLK_TCK``; 100 on Linux)
-CLOCK_TICKS = 100
 OTHER = "other"
 #: samples with no Python frame on the main thread: the interpreter starting or exiting (native code only)
 INTERPRETER = "interpreter"
@@ -192,10 +191,16 @@ class StageRow:
                "startup_s": _round(self.startup_s)}
         if self.timed:
             out["timed"] = {k: _round(v) for k, v in sorted(self.timed.items())}
-        cpu, body = self.timed.get("stage_cpu_seconds"), self.timed.get("stage_seconds")
-        if cpu is not None and body:
-            out["cores_busy"] = round(cpu / body, 2)  # CPU seconds over the body's wall seconds
+        if self.cores_busy is not None:
+            out["cores_busy"] = round(self.cores_busy, 2)
         return out
+
+    @property
+    def cores_busy(self) -> float | None:
+        """The stage's CPU seconds (``stage_cpu_seconds``) over its body's wall seconds (``stage_seconds``);
+        None when the run logged no CPU seconds."""
+        cpu, body = self.timed.get("stage_cpu_seconds"), self.timed.get("stage_seconds")
+        return cpu / body if cpu is not None and body else None
 
 
 def timed_metrics(metrics: Mapping[str, float]) -> dict[str, float]:
@@ -280,16 +285,16 @@ def cpu_use(rows: Sequence[StageRow], cores: int) -> dict[str, Any] | None:
     1.75, 1.75 and more), the core seconds left idle inside the stages (``cores`` x body - CPU), and so the
     most wall seconds any overlap of stages could save (idle core seconds over ``cores``: every idle core
     filled with other stages' work, nothing slowed by sharing)."""
-    timed = [(r.stage, r.timed["stage_seconds"], r.timed["stage_cpu_seconds"]) for r in rows
-             if "stage_cpu_seconds" in r.timed and r.timed.get("stage_seconds")]
+    timed = [r for r in rows if r.cores_busy is not None]
     if not timed:
         return None
-    body = sum(b for _, b, _ in timed)
-    cpu = sum(c for _, _, c in timed)
+    body = sum(r.timed["stage_seconds"] for r in timed)
+    cpu = sum(r.timed["stage_cpu_seconds"] for r in timed)
     bands = {"under_1.25": 0.0, "1.25_to_1.75": 0.0, "1.75_and_over": 0.0}
-    for _, b, c in timed:
-        busy = c / b
-        bands["under_1.25" if busy < 1.25 else "1.25_to_1.75" if busy < 1.75 else "1.75_and_over"] += b
+    for r in timed:
+        busy = r.cores_busy or 0.0
+        bands["under_1.25" if busy < 1.25 else "1.25_to_1.75" if busy < 1.75 else "1.75_and_over"] += \
+            r.timed["stage_seconds"]
     return {"stages": len(timed), "cores": cores, "body_s": round(body, 3), "cpu_s": round(cpu, 3),
             "cores_busy": round(cpu / body, 2), "body_s_by_cores_busy": {k: round(v, 3) for k, v in bands.items()},
             "idle_core_s": round(max(0.0, cores * body - cpu), 3),
