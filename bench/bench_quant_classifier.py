@@ -5,10 +5,11 @@ The classifiers' scoring is most of ``s2lct_evaluate`` (the CheckList baseline s
 texts). PyTorch's dynamic int8 (:func:`lingtest.resources.quantize.quantize_causal_lm`'s ``torch_dynamic_int8``
 applied to the classifier's linear layers, per-channel weight scales, engine ``x86``) is tried on four sets of
 layers: every linear layer, the encoder's only (the classification head float32), the feed-forward layers only,
-the first feed-forward layer only. A variant could serve the demo's scoring only where the label it gives agrees
-with float32's on at least 99% of the texts (``--target``): the label as the suite reads it, after the system's
-``label_map`` and ``neutral_margin`` (the SST-2 model's three-way neutral band), through
-:class:`lingtest.systems.classification.transformer.HFTextClassifier`.
+the first feed-forward layer only. ``bfloat16`` runs the whole model in bfloat16 (fast only on CPUs with
+bfloat16 matrix instructions: AVX-512 BF16 or AMX). A variant could serve the demo's scoring only
+where the label it gives agrees with float32's on at least 99% of the texts (``--target``): the label as the
+suite reads it, after the system's ``label_map`` and ``neutral_margin`` (the SST-2 model's three-way neutral
+band), through :class:`lingtest.systems.classification.transformer.HFTextClassifier`.
 
 Texts: a seeded sample (``--n``) of the distinct inputs of the suite and its CheckList baseline as the pipeline
 wrote them (``--suite``, ``--baseline``). Timing alternates between the variants batch by batch so that a change
@@ -16,7 +17,8 @@ in the load of the shared machine hits all alike; ``--threads`` torch threads.
 
     .venv/bin/python -W ignore bench/bench_quant_classifier.py --model models/s2lct/minilm_sst2
         --neutral-margin 0.3333333333 --suite data/suites/s2lct/sst.jsonl --baseline data/s2lct/baselines/sst.jsonl
-        [--n 2000] [--seed 0] [--threads 2] [--out bench/results/quant_classifier_sst.json]
+        [--n 2000] [--seed 0] [--threads 2] [--variants bfloat16,int8_all,...]
+        [--out bench/results/quant_classifier_sst.json]
 """
 
 from __future__ import annotations
@@ -74,6 +76,8 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--target", type=float, default=0.99)
+    ap.add_argument("--variants", default=",".join(["bfloat16", *VARIANTS]),
+                    help="comma-separated: bfloat16 (the whole model in bfloat16) and the int8 variants")
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args()
 
@@ -89,11 +93,19 @@ def main() -> None:
     random.Random(args.seed).shuffle(texts)
     texts = sorted(texts[: args.n], key=len)  # length-sorted batches, as the pipeline's systems run them
     system = HFTextClassifier(str(args.model), revision=None, label_map=None, neutral_margin=args.neutral_margin,
-                              max_length=128, device="cpu")
+                              max_length=128, device="cpu", dtype="float32")
     net, tok, dev = system.load()
     models = {"float32": net}
     layers = {}
+    chosen = [v for v in args.variants.split(",") if v]
+    unknown = sorted(set(chosen) - {"bfloat16", *VARIANTS})
+    if unknown:
+        ap.error(f"unknown variants: {', '.join(unknown)}")
+    if "bfloat16" in chosen:
+        models["bfloat16"] = copy.deepcopy(net).to(torch.bfloat16).eval()
     for name, pick in VARIANTS.items():
+        if name not in chosen:
+            continue
         names = [n for n, m in net.named_modules() if isinstance(m, torch.nn.Linear) and pick(n)]
         layers[name] = len(names)
         models[name] = quantize_dynamic(copy.deepcopy(net).eval(), dict.fromkeys(names, per_channel_dynamic_qconfig),

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import os
 import platform
+import re
 import subprocess
 import sys
 from collections.abc import Iterable, Mapping
@@ -88,6 +89,21 @@ def cpu_model() -> str:
     except OSError:
         pass
     return platform.processor() or platform.machine() or "unknown"
+
+
+def cpu_simd_flags(cpuinfo: str | None = None) -> list[str]:
+    """The SIMD and vector-math flags of the first CPU in ``/proc/cpuinfo`` (``cpuinfo``: its text), sorted."""
+    if cpuinfo is None:
+        try:
+            cpuinfo = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return []
+    simd = re.compile(r"^(sse|ssse|avx|fma|f16c|amx|vaes|vpclmul|gfni|sha_ni|aes|bmi|neon|asimd|sve)")
+    for line in cpuinfo.splitlines():
+        key, _, value = line.partition(":")
+        if key.strip() in ("flags", "Features"):
+            return sorted(f for f in value.split() if simd.match(f))
+    return []
 
 
 def usable_cpus() -> int:

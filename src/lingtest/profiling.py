@@ -29,6 +29,7 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
+from lingtest.environment import cpu_simd_flags
 from lingtest.errors import InputError
 from lingtest.processes import CLOCK_TICKS
 
@@ -352,21 +353,6 @@ def read_time_report(text: str) -> dict[str, float | int] | None:
         if e := _EXIT.match(line):
             out["exit_status"] = int(e.group(1))
     return out
-
-
-def cpu_simd_flags(cpuinfo: str | None = None) -> list[str]:
-    """The SIMD and vector-math flags of the first CPU in ``/proc/cpuinfo`` (``cpuinfo``: its text), sorted."""
-    if cpuinfo is None:
-        try:
-            cpuinfo = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            return []
-    simd = re.compile(r"^(sse|ssse|avx|fma|f16c|amx|vaes|vpclmul|gfni|sha_ni|aes|bmi|neon|asimd|sve)")
-    for line in cpuinfo.splitlines():
-        key, _, value = line.partition(":")
-        if key.strip() in ("flags", "Features"):
-            return sorted(f for f in value.split() if simd.match(f))
-    return []
 
 
 # ---------------------------------------------------------------- categories inside a stage

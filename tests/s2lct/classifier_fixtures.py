@@ -78,7 +78,7 @@ def stage_config(tmp_path: Path, prepared: Path, suites_root: Path, *, base_mode
     cfg = OmegaConf.merge(cfg, {
         "systems": {"classification": {"toy": {"kind": "finetuned_classifier", "path": str(tmp_path / "models" / "toy"),
                                                "label_map": None, "neutral_margin": 1 / 3, "max_length": 32,
-                                               "device": "cpu"}}},
+                                               "device": "cpu", "dtype": "float32"}}},
         "s2lct": {"systems": {"toy": "toy"},
                   "training": {"trainer": {**TRAINER, "base_model": base_model, **trainer},
                                "classifiers": {"toy": TOY_DATA}},

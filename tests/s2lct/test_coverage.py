@@ -160,7 +160,8 @@ def test_the_coverage_stage_needs_a_transformer(tmp_path):
 
 def test_the_coverage_stage_on_a_hub_classifier(tmp_path):
     """s2lct_coverage_hub@<system>: an ``hf_text_classification`` entry (here a local folder standing in for
-    a hub id) listed under ``hub_systems`` gets the same curves as the same weights under ``systems``."""
+    a hub id) listed under ``hub_systems`` gets the same curves as the same weights under ``systems``, though it
+    scores in bfloat16: neurons are bounded and counted in float32."""
     from lingtest.s2lct.classifier_stages import coverage_stage
 
     tiny_sequence_classifier(tmp_path / "models" / "toy", ["negative", "positive"], seed=9)
@@ -168,7 +169,7 @@ def test_the_coverage_stage_on_a_hub_classifier(tmp_path):
     ours = run_body(coverage_stage, cfg, NullTracker(), "toy")
     cfg.systems.classification.hubby = {"kind": "hf_text_classification", "model": str(tmp_path / "models" / "toy"),
                                         "revision": None, "label_map": {"negative": "negative", "positive": "positive"},
-                                        "neutral_margin": None, "max_length": 32, "device": "cpu"}
+                                        "neutral_margin": None, "max_length": 32, "device": "cpu", "dtype": "bfloat16"}
     cfg.s2lct.coverage.hub_systems = {"hubby": {"suite": "toy", "bounds": cfg.s2lct.coverage.systems.toy.bounds}}
     hub = run_body(coverage_stage, cfg, NullTracker(), "hubby")
     assert hub["system"] == "hubby" and (tmp_path / "metrics" / "coverage" / "hubby.json").exists()

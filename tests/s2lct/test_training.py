@@ -123,7 +123,8 @@ def test_the_stage_trains_saves_and_the_system_agrees(tmp_path):
     assert json.loads((ckpt / "config.json").read_text())["id2label"] == {"0": "negative", "1": "positive"}
     assert tracker.metrics["test_accuracy"] == result["test_accuracy"]
 
-    system = FineTunedClassifier(str(ckpt), label_map=None, neutral_margin=None, max_length=16, device="cpu")
+    system = FineTunedClassifier(str(ckpt), label_map=None, neutral_margin=None, max_length=16, device="cpu",
+                                 dtype="float32")
     test = POSITIVE[:4] + NEGATIVE[:4]
     gold = ["positive"] * 4 + ["negative"] * 4
     pred = [top_label(p) for p in system.predict(test)]

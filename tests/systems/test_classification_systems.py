@@ -96,7 +96,7 @@ def _softmax_positive(folder, texts):
 def test_hf_classifier_on_a_tiny_model_follows_checklist(tiny_binary):
     system = HFTextClassifier(str(tiny_binary), revision=None, label_map={"LABEL_0": "negative",
                                                                          "LABEL_1": "positive"},
-                              neutral_margin=THIRD, max_length=32, device="cpu")
+                              neutral_margin=THIRD, max_length=32, device="cpu", dtype="float32")
     preds = system.predict(TEXTS)
     expected = [three_class(p, THIRD) for p in _softmax_positive(tiny_binary, TEXTS)]
     assert len(preds) == len(TEXTS)
@@ -112,26 +112,26 @@ def test_hf_classifier_on_a_tiny_model_follows_checklist(tiny_binary):
 
 def test_hf_classifier_without_conversion_and_label_checks(tiny_binary, tiny_three):
     raw = HFTextClassifier(str(tiny_binary), revision=None, label_map=None, neutral_margin=None,
-                           max_length=32, device="cpu").predict(TEXTS[:2])
+                           max_length=32, device="cpu", dtype="float32").predict(TEXTS[:2])
     assert all(set(p) == {"LABEL_0", "LABEL_1"} and math.isclose(sum(p.values()), 1.0, rel_tol=1e-6) for p in raw)
     hx = HFTextClassifier(str(tiny_three), revision=None, label_map={"hatespeech": "hate", "normal": "non-hate",
                                                                      "offensive": "non-hate"},
-                          neutral_margin=None, max_length=32, device="cpu").predict(TEXTS[:2])
+                          neutral_margin=None, max_length=32, device="cpu", dtype="float32").predict(TEXTS[:2])
     assert all(set(p) == {"hate", "non-hate"} for p in hx)
     with pytest.raises(ConfigError, match="label_map has no entry"):
         HFTextClassifier(str(tiny_three), revision=None, label_map={"hatespeech": "hate"}, neutral_margin=None,
-                         max_length=32, device="cpu").predict(TEXTS[:1])
+                         max_length=32, device="cpu", dtype="float32").predict(TEXTS[:1])
     with pytest.raises(ConfigError, match="neutral_margin needs a binary model"):
         HFTextClassifier(str(tiny_three), revision=None, label_map=None, neutral_margin=THIRD, max_length=32,
-                         device="cpu").predict(TEXTS[:1])
+                         device="cpu", dtype="float32").predict(TEXTS[:1])
     with pytest.raises(ConfigError, match="neutral margin"):
         HFTextClassifier(str(tiny_binary), revision=None, label_map=None, neutral_margin=1.5, max_length=32,
-                         device="cpu")
+                         device="cpu", dtype="float32")
 
 
 def test_truncation_keeps_long_texts_predictable(tiny_binary):
     system = HFTextClassifier(str(tiny_binary), revision=None, label_map=None, neutral_margin=None, max_length=5,
-                              device="cpu")
+                              device="cpu", dtype="float32")
     long = " ".join(["good film"] * 100)
     short = "good film good"  # the 3 subwords that survive truncation to 5 (with [CLS] and [SEP])
     assert system.predict([long])[0] == pytest.approx(system.predict([short])[0], abs=1e-6)
@@ -143,7 +143,7 @@ def test_hub_id_offline_is_a_clear_error(monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)  # read once at import
     system = HFTextClassifier("lingtest-no-such-org/no-such-model", revision=None, label_map=None,
-                              neutral_margin=None, max_length=32, device="cpu")
+                              neutral_margin=None, max_length=32, device="cpu", dtype="float32")
     assert system.config()["model"] == "lingtest-no-such-org/no-such-model"
     with pytest.raises(MissingResourceError, match="needs a network"):
         system.predict(["a good film"])
@@ -151,9 +151,10 @@ def test_hub_id_offline_is_a_clear_error(monkeypatch):
 
 def test_finetuned_classifier_needs_its_checkpoint(tmp_path, tiny_binary):
     with pytest.raises(MissingResourceError, match="train_classifier"):
-        FineTunedClassifier(str(tmp_path / "none"), label_map=None, neutral_margin=None, max_length=32, device="cpu")
+        FineTunedClassifier(str(tmp_path / "none"), label_map=None, neutral_margin=None, max_length=32,
+                            device="cpu", dtype="float32")
     system = FineTunedClassifier(str(tiny_binary), label_map={"LABEL_0": "negative", "LABEL_1": "positive"},
-                                 neutral_margin=THIRD, max_length=32, device="cpu")
+                                 neutral_margin=THIRD, max_length=32, device="cpu", dtype="float32")
     assert len(system.config()["weights"]) == 64
 
 
@@ -216,3 +217,40 @@ def test_configured_classifiers_match_their_classes():
         required = {k for k, p in params.items() if p.default is inspect.Parameter.empty}
         assert options == set(params), (name, options ^ set(params))
         assert required == set(params), f"{name}: options with code defaults {set(params) - required}"
+
+
+def test_classifier_precision_bfloat16_runs_and_keys_the_cache(tiny_binary, monkeypatch):
+    """``dtype`` bfloat16 runs the model in bfloat16 (probabilities close to float32's, still floats that
+    sum to 1) and puts the precision in the cache key; float32 keeps the key it always had;
+    ``bfloat16_if_native`` follows the CPU's flags; an unknown dtype is a config error."""
+    import torch
+
+    from lingtest.resources import quantize
+
+    def build(dtype):
+        return HFTextClassifier(str(tiny_binary), revision=None, label_map=None, neutral_margin=None,
+                                max_length=32, device="cpu", dtype=dtype)
+
+    f32, bf16 = build("float32"), build("bfloat16")
+    assert "dtype" not in f32.config() and bf16.config()["dtype"] == "bfloat16"
+    assert bf16.load()[0].dtype == torch.bfloat16 and f32.load()[0].dtype == torch.float32
+    for p, q in zip(f32.predict(TEXTS), bf16.predict(TEXTS), strict=True):
+        assert p.keys() == q.keys() and sum(q.values()) == pytest.approx(1.0, abs=1e-6)
+        assert all(abs(p[k] - q[k]) < 0.05 for k in p)
+    monkeypatch.setattr(quantize, "native_bf16", lambda flags=None: True)
+    assert build("bfloat16_if_native").precision() == "bfloat16"
+    monkeypatch.setattr(quantize, "native_bf16", lambda flags=None: False)
+    native = build("bfloat16_if_native")
+    assert native.precision() == "float32" and "dtype" not in native.config()
+    with pytest.raises(ConfigError, match="dtype.*bfloat16_if_native"):
+        build("float16")
+
+
+def test_resolve_precision_by_device_and_flags():
+    from lingtest.resources.quantize import resolve_precision
+
+    assert resolve_precision("float32", "cpu", flags=["amx_bf16"]) == "float32"
+    assert resolve_precision("bfloat16", "cpu", flags=[]) == "bfloat16"
+    assert resolve_precision("bfloat16_if_native", "cpu", flags=["avx2", "avx512_bf16"]) == "bfloat16"
+    assert resolve_precision("bfloat16_if_native", "cpu", flags=["avx2", "fma"]) == "float32"
+    assert resolve_precision("bfloat16_if_native", "mps", flags=["amx_bf16"]) == "float32"

@@ -39,8 +39,9 @@ from lingtest.errors import ConfigError
 log = logging.getLogger(__name__)
 
 # ``BFloat16Linear`` is importable too; it is defined on first access, with torch
-__all__ = ["BACKENDS", "ENGINES", "NATIVE_BF16_FLAGS", "QuantBackend", "QuantizeOptions", "native_bf16",
-           "quantize_causal_lm", "quantize_options", "quantized_linear_names"]
+__all__ = ["BACKENDS", "ENGINES", "NATIVE_BF16_FLAGS", "PRECISIONS", "QuantBackend", "QuantizeOptions",
+           "check_precision", "native_bf16", "quantize_causal_lm", "quantize_options", "quantized_linear_names",
+           "resolve_precision"]
 
 QuantBackend = Literal["none", "torch_dynamic_int8", "torch_bf16"]
 QuantEngine = Literal["x86", "fbgemm", "onednn", "qnnpack"]
@@ -51,6 +52,9 @@ BACKENDS: tuple[str, ...] = get_args(QuantBackend)
 ENGINES: tuple[str, ...] = get_args(QuantEngine)
 #: CPU flags (``/proc/cpuinfo``) of native bfloat16 matrix products
 NATIVE_BF16_FLAGS = ("avx512_bf16", "amx_bf16")
+#: compute precisions of a transformer system under test: ``bfloat16_if_native`` is bfloat16 where the
+#: device multiplies it natively (:func:`resolve_precision`), float32 elsewhere
+PRECISIONS = ("float32", "bfloat16", "bfloat16_if_native")
 
 
 @dataclass(frozen=True)
@@ -160,11 +164,35 @@ def __getattr__(name: str) -> Any:
 
 def native_bf16(flags: list[str] | None = None) -> bool:
     """Whether the CPU multiplies bfloat16 natively: one of :data:`NATIVE_BF16_FLAGS` among its
-    SIMD ``flags`` (default: this machine's, :func:`lingtest.profiling.cpu_simd_flags`)."""
-    from lingtest.profiling import cpu_simd_flags
+    SIMD ``flags`` (default: this machine's, :func:`lingtest.environment.cpu_simd_flags`)."""
+    from lingtest.environment import cpu_simd_flags
 
     have = set(cpu_simd_flags() if flags is None else flags)
     return any(f in have for f in NATIVE_BF16_FLAGS)
+
+
+def check_precision(dtype: Any, where: str) -> str:
+    """``dtype`` when it is one of :data:`PRECISIONS`, else a :class:`ConfigError` naming ``where``."""
+    if dtype not in PRECISIONS:
+        raise ConfigError(f"{where}: unknown dtype {dtype!r}; use one of {', '.join(PRECISIONS)}")
+    return str(dtype)
+
+
+def resolve_precision(dtype: str, device: str, *, flags: list[str] | None = None) -> str:
+    """The precision a model runs in on ``device``: ``float32`` or ``bfloat16`` as asked, and for
+    ``bfloat16_if_native`` bfloat16 on a CPU with native bfloat16 products (:func:`native_bf16` of
+    ``flags``) or a CUDA GPU that supports it, float32 anywhere else (on a CPU without them bfloat16
+    is several times slower than float32)."""
+    check_precision(dtype, "dtype")
+    if dtype != "bfloat16_if_native":
+        return dtype
+    if device == "cpu":
+        return "bfloat16" if native_bf16(flags) else "float32"
+    if device.startswith("cuda"):
+        import torch
+
+        return "bfloat16" if torch.cuda.is_bf16_supported() else "float32"
+    return "float32"
 
 
 def _check_float32_cpu(model: Any, backend: str) -> None:

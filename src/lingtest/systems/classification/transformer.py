@@ -12,6 +12,11 @@ model's names) and, when ``neutral_margin`` is set, a binary negative/positive o
 classes by CheckList's convention (:func:`~lingtest.systems.classification.labels.three_class`).
 Texts longer than ``max_length`` subwords are truncated (as the models were trained). A local
 checkpoint's weights are hashed into ``config()``, so retraining invalidates cached predictions.
+
+``dtype`` is the precision the model runs in: ``float32``, ``bfloat16``, or ``bfloat16_if_native``
+(:func:`~lingtest.resources.quantize.resolve_precision`: bfloat16 where the device multiplies it natively,
+float32 elsewhere). The precision it resolves to is part of the cache key when it is not float32.
+``bench/bench_quant_classifier.py`` measures how often bfloat16 changes a label.
 """
 
 from __future__ import annotations
@@ -63,7 +68,9 @@ class HFTextClassifier(CheckpointIdentity, Classifier):
     version = "1"
 
     def __init__(self, model: str, *, revision: str | None, label_map: Mapping[str, str] | None,
-                 neutral_margin: float | None, max_length: int, device: str) -> None:
+                 neutral_margin: float | None, max_length: int, device: str, dtype: str) -> None:
+        from lingtest.resources.quantize import check_precision
+
         if int(max_length) < 3:
             raise ConfigError(f"max_length must be >= 3 (two special tokens and a subword), got {max_length}")
         self.model = model
@@ -73,12 +80,24 @@ class HFTextClassifier(CheckpointIdentity, Classifier):
                                if neutral_margin is not None else None)
         self.max_length = int(max_length)
         self.device = device
+        self.dtype = check_precision(dtype, f"{self.name}.dtype")
         self._loaded: tuple[Any, Any, str] | None = None
         self._fingerprint: str | None = None
+        self._precision: str | None = None
 
     def config(self) -> dict[str, Any]:
+        precision = self.precision()
         return {**self.checkpoint_identity(), "label_map": self.label_map, "neutral_margin": self.neutral_margin,
-                "max_length": self.max_length}
+                "max_length": self.max_length, **({"dtype": precision} if precision != "float32" else {})}
+
+    def precision(self) -> str:
+        """``float32`` or ``bfloat16``: ``dtype`` resolved on the device the model runs on."""
+        if self._precision is None:
+            from lingtest.resources.device import pick_device
+            from lingtest.resources.quantize import resolve_precision
+
+            self._precision = resolve_precision(self.dtype, pick_device(self.device))
+        return self._precision
 
     def load(self) -> tuple[Any, Any, str]:
         """``(model, tokenizer, device)``, loaded once; checks that the label map covers the model's
@@ -88,6 +107,10 @@ class HFTextClassifier(CheckpointIdentity, Classifier):
 
             dev = pick_device(self.device)
             net, tok = load_sequence_classifier(self.model, revision=self.revision, device=dev)
+            if self.precision() == "bfloat16":
+                import torch
+
+                net.to(torch.bfloat16)
             labels = {str(v) for v in net.config.id2label.values()}
             mapped = set(map_labels(dict.fromkeys(labels, 0.0), self.label_map))
             if self.neutral_margin is not None and mapped != {NEGATIVE, POSITIVE}:
@@ -118,10 +141,10 @@ class FineTunedClassifier(HFTextClassifier):
     version = "1"
 
     def __init__(self, path: str, *, label_map: Mapping[str, str] | None, neutral_margin: float | None,
-                 max_length: int, device: str) -> None:
+                 max_length: int, device: str, dtype: str) -> None:
         folder = Path(path).expanduser()
         if not (folder / "config.json").is_file():
             raise MissingResourceError(f"no fine-tuned classifier checkpoint in {folder}; train it with the "
                                        "train_classifier stage (dvc repro train_classifier@<name>)")
         super().__init__(str(folder), revision=None, label_map=label_map, neutral_margin=neutral_margin,
-                         max_length=max_length, device=device)
+                         max_length=max_length, device=device, dtype=dtype)
