@@ -70,10 +70,15 @@ def test_generate_and_overlap(project):
     assert sorted(c["original"] for c in changes) == ["John", "Mary", "Mary"]
     assert all(c["expected"]["name"] == "invariance" for c in cases)
     assert rec.metrics["swap.test.changed_mention_share"] == pytest.approx(0.6)
-    # a second run writes the same files (seeded)
-    first = (base / "mixed" / "train.jsonl").read_text()
-    run_body(generate, cfg, Recorder())
-    assert (base / "mixed" / "train.jsonl").read_text() == first
+    # a second run, in this process instead of the configured forked workers, writes the same files
+    assert cfg.adversarial.workers == 2
+    files = sorted(p for p in [*base.rglob("*"), suite] if p.is_file())
+    first = {p: p.read_bytes() for p in files}
+    cfg.adversarial.workers = 1
+    again = Recorder()
+    run_body(generate, cfg, again)
+    assert {p: p.read_bytes() for p in files} == first
+    assert again.metrics == {k: v for k, v in rec.metrics.items()}
 
     out = run_body(overlap, cfg, rec)
     written = json.loads((root / "metrics" / "adversarial" / "tiny" / "overlap.json").read_text())

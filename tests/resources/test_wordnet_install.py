@@ -118,3 +118,25 @@ def test_cli_install(installed, wn, tmp_path, capsys):
     argv = ["install", "--data-dir", str(tmp_path / "x"), "--debian-dir", str(tmp_path / "no")]
     assert wnmod.main(argv) == 1
     assert "apt-get install" in capsys.readouterr().err
+
+
+def _glosses(wn, words):
+    return [[(s.name(), s.definition()) for s in wn.synsets(w)] for w in words]
+
+
+@needs_debian
+def test_forked_workers_read_wordnet_right(installed):
+    """Forked workers reading WordNet at once get what one process gets: each child opens its own data
+    files (inherited file objects would share their read position with the parent and each other)."""
+    from lingtest.execution.forked import fork_available, fork_map, fork_results
+
+    if not fork_available():
+        pytest.skip("needs fork")
+    wn = wnmod.load_wordnet(installed)
+    words = sorted({lem for s in list(wn.all_synsets("n"))[:6000:10] for lem in s.lemma_names()})
+    chunks = [words[i::8] for i in range(8)]
+    expected = [_glosses(wn, c) for c in chunks]
+    wn._synset_offset_cache.clear()  # the workers read the data files again
+    wn.synsets("dog")  # the parent's noun data file is open when they fork
+    got = fork_results(fork_map(_glosses, chunks, wn, workers=2), len(chunks))
+    assert got == expected

@@ -4,7 +4,9 @@ when an adversarial stage starts (and by ``coref_train``, which trains on the pe
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
 
 from lingtest.config import Block, Section
 
@@ -59,6 +61,7 @@ class AdversarialConfig(Section):
     systems: list[str]
     test_split: str
     metrics: list[str]
+    workers: Annotated[int, Field(ge=1)]
 
     def scheme_options(self, scheme: str) -> dict[str, Any]:
         """The constructor options of registered scheme ``scheme``: the option blocks its class names in

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -84,45 +85,87 @@ def write_set(directory: Path, split: str, docs: list[Document], meta: Mapping[s
 # --------------------------------------------------------------------------------------------
 def generate_stage(ctx: StageContext, config: AdversarialConfig) -> dict[str, dict[str, int]]:
     """Perturb every configured split once per configured set and write the test suite of the test
-    split; returns changes per set/split."""
+    split; returns changes per set/split. The (split, set) units run in ``adversarial.workers`` forked
+    processes (:func:`~lingtest.execution.forked.fork_map`); every document draws from its own seeded
+    generator, so the output is the same for any number of workers."""
+    from lingtest.execution.forked import fork_map, fork_results
+
     c = config
     sets_root = ctx.path("adversarial.sets")
-    cases: list[TestCase] = []
     dataset = dataset_name(ctx)
     ctx.tracker.log_params({f"adversarial.{k}": v for k, v in c.model_dump().items()
-                            if not isinstance(v, dict | list)})
-    shared: dict[str, Any] = {}  # one instance per scheme, so Lesk caches serve every set
+                            if not isinstance(v, dict | list) and k != "workers"})
+    shared: dict[str, Any] = {}  # one instance per scheme, so Lesk caches serve every set of a process
     perturbers = {}
     for s in c.sets:
         perturbers[s] = build_perturber(c, s, shared)
         shared.update(perturbers[s]._impl)
-    summary: dict[str, dict[str, int]] = {}
+    docs: dict[str, list[Document]] = {}
     for split in c.splits:
-        docs = load_docs(input_path(ctx, c, dataset, split))
-        clean = [strip_annotations(d) for d in docs] if c.strip_annotations else docs
+        docs[split] = load_docs(input_path(ctx, c, dataset, split))
+        clean = [strip_annotations(d) for d in docs[split]] if c.strip_annotations else docs[split]
         write_set(sets_root / CLEAN, split, clean, {"dataset": dataset, "set": CLEAN})
-        for s in c.sets:
-            out_docs: list[Document] = []
-            changes: list[Change] = []
-            for d, cd in zip(progress(docs, f"{s} {dataset}/{split}"), clean, strict=True):
-                nd, ch = perturbers[s](d)
-                out_docs.append(strip_annotations(nd) if c.strip_annotations else nd)
-                changes.extend(ch)
-                if split == c.test_split:
-                    cases.append(make_case(cd, out_docs[-1], ch, s, c))
-            meta = {"dataset": dataset, "set": s, "p": c.p, "seed": c.seed}
-            write_set(sets_root / s, split, out_docs, meta)
-            k, n, share = changed_mention_share(out_docs, changes)
-            summary.setdefault(s, {})[split] = len(changes)
-            ctx.tracker.log_metrics({f"{s}.{split}.changes": float(len(changes)),
-                                     f"{s}.{split}.changed_mention_share": share})
-            log.info("%s/%s: %d words changed, %d/%d mentions (%.1f%%)", s, split, len(changes), k, n, 100 * share)
+    units = [(split, s) for split in c.splits for s in c.sets]
+    state = _GenerateState(c, dataset, sets_root, docs, perturbers)
+    finished = fork_map(_perturb_unit, units, state, workers=c.workers)
+    done = fork_results(progress(finished, f"adversarial sets {dataset}", total=len(units)), len(units))
+    cases: list[TestCase] = []
+    summary: dict[str, dict[str, int]] = {}
+    for (split, s), unit in zip(units, done, strict=True):
+        summary.setdefault(s, {})[split] = unit.changes
+        ctx.tracker.log_metrics({f"{s}.{split}.changes": float(unit.changes),
+                                 f"{s}.{split}.changed_mention_share": unit.share})
+        log.info("%s/%s: %d words changed, %d/%d mentions (%.1f%%)", s, split, unit.changes, unit.mentions_changed,
+                 unit.mentions, 100 * unit.share)
+        cases.extend(unit.cases)
     if not cases:
         raise LingtestError(f"adversarial.test_split {c.test_split!r} is not among adversarial.splits")
     write_jsonl(ctx.path("adversarial.suite"), cases, kind="testcase",
                 meta={"technique": TECHNIQUE, "dataset": dataset, "split": c.test_split, "sets": list(c.sets)})
     ctx.tracker.log_metrics({"suite_size": float(len(cases))})
     return summary
+
+
+@dataclass(frozen=True)
+class _GenerateState:
+    """What every (split, set) unit of ``generate_stage`` reads (inherited by forked workers)."""
+
+    config: AdversarialConfig
+    dataset: str
+    sets_root: Path
+    docs: Mapping[str, list[Document]]
+    perturbers: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class _Unit:
+    """One perturbed set of one split: its counts and, for the test split, its test cases."""
+
+    changes: int
+    mentions_changed: int
+    mentions: int
+    share: float
+    cases: list[TestCase]
+
+
+def _perturb_unit(state: _GenerateState, unit: tuple[str, str]) -> _Unit:
+    """Perturb the documents of one split with one set's perturber, write the set's files, and return
+    its counts (and test cases on the test split)."""
+    c = state.config
+    split, s = unit
+    out_docs: list[Document] = []
+    changes: list[Change] = []
+    cases: list[TestCase] = []
+    for d in state.docs[split]:
+        nd, ch = state.perturbers[s](d)
+        out_docs.append(strip_annotations(nd) if c.strip_annotations else nd)
+        changes.extend(ch)
+        if split == c.test_split:
+            cd = strip_annotations(d) if c.strip_annotations else d
+            cases.append(make_case(cd, out_docs[-1], ch, s, c))
+    write_set(state.sets_root / s, split, out_docs, {"dataset": state.dataset, "set": s, "p": c.p, "seed": c.seed})
+    k, n, share = changed_mention_share(out_docs, changes)
+    return _Unit(len(changes), k, n, share, cases)
 
 
 # --------------------------------------------------------------------------------------------

@@ -24,11 +24,13 @@ Command line (used by the setup script)::
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import shutil
 import sys
 import tempfile
 import warnings
+import weakref
 from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -163,7 +165,19 @@ def load_wordnet(data_dir: str | os.PathLike[str] | None = None) -> WordNetCorpu
         )
     with warnings.catch_warnings():  # "multilingual functions are not available": expected, no OMW
         warnings.simplefilter("ignore", UserWarning)
-        return WordNetCorpusReader(pointer, None)
+        reader = WordNetCorpusReader(pointer, None)
+    if hasattr(os, "register_at_fork"):
+        os.register_at_fork(after_in_child=functools.partial(_own_data_files, weakref.ref(reader)))
+    return reader
+
+
+def _own_data_files(ref: weakref.ReferenceType[WordNetCorpusReader]) -> None:
+    """In a forked child: forget the reader's open ``data.*`` files, so that the child opens its own.
+    Inherited file objects share their read position with the parent's, and the two processes seeking
+    and reading them at once read each other's records."""
+    reader = ref()
+    if reader is not None:
+        reader._data_file_map = {}
 
 
 _READERS: dict[Path, WordNetCorpusReader] = {}

@@ -87,14 +87,14 @@ def coverage_stage(ctx: StageContext, config: S2lctConfig, item: str) -> dict[st
     seed = config.seed
     data = entry.bounds
     # the bare classifier (its modules get hooks), not build_system's cached, batched predictor
-    entry = system_entry(ctx.cfg.systems, TASK, item)
+    options = system_entry(ctx.cfg.systems, TASK, item)
     device = pick_device(str(ctx.cfg.resources.device))
-    system = instantiate(TASK, item, entry, device)
+    system = instantiate(TASK, item, options, device)
     if not isinstance(system, HFTextClassifier):
         raise ConfigError(f"s2lct coverage needs a transformer classifier (hf_text_classification or "
                           f"finetuned_classifier); {item} is {type(system).__name__}")
     if system.dtype != "float32":  # neurons are bounded and counted in float32, whatever the system scores in
-        system = instantiate(TASK, item, {**entry, "dtype": "float32"}, device)
+        system = instantiate(TASK, item, {**options, "dtype": "float32"}, device)
         assert isinstance(system, HFTextClassifier)
     net, tok, dev = system.load()
     modules = hooked_modules(net, cc.modules)
