@@ -18,13 +18,15 @@ def _systems() -> Any:
 
 
 def system_options(task: str, name: str, **overrides: Any) -> dict[str, Any]:
-    """The configured options of ``systems.<task>.<name>`` (lingtest's own keys ``kind`` and
-    ``batch_size`` left out), ``overrides`` winning."""
+    """The configured options of ``systems.<task>.<name>`` (lingtest's own keys ``kind``, ``batch_size``
+    and ``workers`` left out), ``overrides`` winning."""
     from omegaconf import OmegaConf
+
+    from lingtest.systems.entries import OWN_KEYS
 
     entry = OmegaConf.to_container(_systems()[task][name], resolve=True)
     assert isinstance(entry, dict)
-    options = {k: v for k, v in entry.items() if k not in ("kind", "batch_size")}
+    options = {k: v for k, v in entry.items() if k not in OWN_KEYS}
     return {**options, **overrides}
 
 

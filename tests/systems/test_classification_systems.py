@@ -19,6 +19,7 @@ from lingtest.systems import SYSTEMS
 from lingtest.systems.classification.base import ClassificationTask, top_label
 from lingtest.systems.classification.labels import map_labels, three_class, three_class_label
 from lingtest.systems.classification.transformer import FineTunedClassifier, HFTextClassifier
+from lingtest.systems.entries import OWN_KEYS
 
 ROOT = Path(__file__).resolve().parents[2]
 THIRD = 1 / 3
@@ -213,7 +214,7 @@ def test_configured_classifiers_match_their_classes():
     for name, entry in entries.items():
         cls = SYSTEMS.get("classification", entry.get("kind", name))
         params = {k: p for k, p in inspect.signature(cls).parameters.items()}
-        options = {k for k in entry if k not in ("kind", "batch_size")}
+        options = {k for k in entry if k not in OWN_KEYS}
         required = {k for k, p in params.items() if p.default is inspect.Parameter.empty}
         assert options == set(params), (name, options ^ set(params))
         assert required == set(params), f"{name}: options with code defaults {set(params) - required}"

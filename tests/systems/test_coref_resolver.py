@@ -117,10 +117,11 @@ def test_config_file_options_construct_every_system():
     from omegaconf import OmegaConf
 
     from lingtest.paths import project_root
+    from lingtest.systems.entries import OWN_KEYS
 
     cfg = OmegaConf.load(project_root() / "conf" / "systems" / "default.yaml")
     for name in ("sieve", "xrenner", "fastcoref", "maverick"):
-        opts = OmegaConf.to_container(cfg.coref[name], resolve=True)
+        opts = {k: v for k, v in OmegaConf.to_container(cfg.coref[name], resolve=True).items() if k not in OWN_KEYS}
         if name == "sieve":
             opts["use_wordnet"] = False
         system = SYSTEMS.get("coref", name)(**opts)  # constructing never loads a model

@@ -18,6 +18,7 @@ from lingtest.systems.factory import build_system
 from lingtest.systems.generic.callable import CallableSystem, load_target
 
 HERE = "tests.systems.test_generic_callable"
+GENERIC = OmegaConf.load(Path(__file__).resolve().parents[2] / "conf/systems/default.yaml").generic
 CALLS: list[int] = []
 
 
@@ -132,3 +133,47 @@ def test_wrong_count_is_a_system_failure():
 
     with pytest.raises(SystemFailure, match="1 predictions for 2"):
         CachedSystem(make("ner", "too_few"), None).predict([["a"], ["b"]])
+
+
+class _Unpicklable(Exception):
+    def __init__(self, message, *, detail):
+        super().__init__(message)
+        self.detail = detail
+
+
+def explode(texts):
+    if any("boom" in t for t in texts):
+        raise _Unpicklable("cannot score boom", detail=len(texts))  # keyword-only: does not unpickle
+    return sentiment(texts)
+
+
+def test_factory_workers_predict_batches_in_forked_processes(tmp_path):
+    """``workers: 2``: batches run in forked workers (ForkedRunner), with the same outputs, item failures
+    and cache as in this process; an exception that cannot be pickled arrives as its text; a bad value is
+    a config error naming the key."""
+    from lingtest.execution.forked import ForkedRunner, fork_available
+    from lingtest.systems.cache import InProcess
+
+    if not fork_available():
+        pytest.skip("needs fork")
+
+    def config(workers, function="sentiment"):
+        entry = {"kind": "callable", "function": f"{HERE}:{function}", "workers": workers}
+        return OmegaConf.create({"resources": {"device": "cpu"},
+                                 "systems": {"cache": False, "cache_dir": None, "batch_size": {"cpu": 2},
+                                             "sort_by_length": True, "generic": GENERIC,
+                                             "classification": {"s": entry}}})
+
+    texts = [f"good {i}" if i % 3 else f"meh {i}" for i in range(11)] + ["??? x"]
+    one, two = build_system(config(1), "classification", "s"), build_system(config(2), "classification", "s")
+    assert isinstance(one.runner, InProcess) and isinstance(two.runner, ForkedRunner)
+    with pytest.raises(PartialFailure) as a:
+        one.predict(texts)
+    with pytest.raises(PartialFailure) as b:
+        two.predict(texts)
+    assert a.value.outputs == b.value.outputs and list(b.value.failures) == [11]
+    with pytest.raises(RuntimeError, match="_Unpicklable: cannot score boom"):
+        build_system(config(2, "explode"), "classification", "s").predict(["good", "boom", "a", "b", "c"])
+    for bad in (0, "two", True):
+        with pytest.raises(ConfigError, match="systems.classification.s.workers"):
+            build_system(config(bad), "classification", "s")

@@ -12,12 +12,13 @@ everything runs in this process.
 from __future__ import annotations
 
 import multiprocessing
+import pickle
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any, TypeVar
 
-__all__ = ["fork_available", "fork_map", "fork_results"]
+__all__ = ["ForkedRunner", "fork_available", "fork_map", "fork_results"]
 
 S = TypeVar("S")
 T = TypeVar("T")
@@ -40,7 +41,14 @@ def _init(fn: Callable[[Any, Any], Any], state: Any) -> None:
 def _call(item: Any) -> Any:
     assert _worker is not None, "fork_map's worker was not initialised"
     fn, state = _worker
-    return fn(state, item)
+    try:
+        return fn(state, item)
+    except Exception as exc:  # an exception that cannot cross back to the parent arrives as its text
+        try:
+            pickle.loads(pickle.dumps(exc))
+        except Exception:
+            raise RuntimeError(f"{type(exc).__name__}: {exc}") from None
+        raise
 
 
 def fork_map(fn: Callable[[S, T], R], items: Sequence[T], state: S, *, workers: int) -> Iterator[tuple[int, R]]:
@@ -75,3 +83,24 @@ def fork_results(pairs: Iterable[tuple[int, R]], n: int) -> list[R]:
     """The results of :func:`fork_map` (``n`` items) in item order."""
     got = dict(pairs)
     return [got[i] for i in range(n)]
+
+
+def _predict(system: Any, batch: list[Any]) -> list[Any]:
+    return list(system.predict(batch))
+
+
+class ForkedRunner:
+    """A batch runner (:class:`lingtest.systems.cache.BatchRunner`) that predicts batches in ``workers``
+    forked processes, for systems that compute in pure Python on one core (the sieve, the lexicon
+    classifiers): each worker inherits the system as built, and yields ``(batch index, outputs)`` as
+    batches finish. Not for systems that run torch or another thread pool: a forked child of a process
+    whose OpenMP threads have started can hang."""
+
+    def __init__(self, system: Any, workers: int) -> None:
+        if workers < 1:
+            raise ValueError(f"workers must be >= 1, got {workers}")
+        self.system = system
+        self.workers = workers
+
+    def run(self, batches: Sequence[list[Any]]) -> Iterator[tuple[int, list[Any]]]:
+        return fork_map(_predict, batches, self.system, workers=self.workers)

@@ -1,10 +1,11 @@
 """System entries of the ``systems`` config group and the system each one describes.
 
-An entry holds the keyword options of its class plus two keys of lingtest's own (:data:`OWN_KEYS`):
+An entry holds the keyword options of its class plus keys of lingtest's own (:data:`OWN_KEYS`):
 ``kind`` (the registered class, default: the entry's name; or one of the :data:`GENERIC_KINDS` every
-task takes) and ``batch_size``. :func:`instantiate` builds the bare system of an entry (no cache, no
-batching); :func:`lingtest.systems.factory.build_system` adds device, batching, cache and executor.
-Pure: nothing here imports an executor.
+task takes), ``batch_size`` and ``workers`` (processes that predict its batches at once).
+:func:`instantiate` builds the bare system of an entry (no cache, no batching);
+:func:`lingtest.systems.factory.build_system` adds device, batching, cache and executor. Pure: nothing
+here imports an executor.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from lingtest.registry import check_options
 from lingtest.systems import SYSTEMS
 from lingtest.systems.base import System
 
-OWN_KEYS = ("kind", "batch_size")
+OWN_KEYS = ("kind", "batch_size", "workers")
 #: kinds every task takes (kind -> class), not registered per task
 GENERIC_KINDS = {"predictions": "lingtest.systems.predictions:PredictionsFile",
                  "callable": "lingtest.systems.generic.callable:CallableSystem",
@@ -40,6 +41,16 @@ def device_batch_size(value: Any, device: str, where: str) -> int:
         if kind not in value:
             raise ConfigError(f"{where}: no batch size for device {kind!r} in {value!r}")
         value = value[kind]
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise ConfigError(f"{where} must be a positive integer, got {value!r}")
+    return value
+
+
+def entry_workers(entry: Mapping[str, Any], where: str) -> int:
+    """The entry's ``workers`` (absent or null: 1), a positive integer."""
+    value = entry.get("workers")
+    if value is None:
+        return 1
     if not isinstance(value, int) or isinstance(value, bool) or value < 1:
         raise ConfigError(f"{where} must be a positive integer, got {value!r}")
     return value

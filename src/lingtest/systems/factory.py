@@ -1,9 +1,11 @@
 """``build_system``: the one way every stage gets a system under test.
 
 The ``systems`` config group (``conf/systems/default.yaml``) holds, per task, one entry per system:
-the keyword options of its class, plus two keys of lingtest's own: ``kind`` (the registered class,
-default: the entry's name; ``predictions`` reads a saved predictions file) and ``batch_size`` (default:
-``systems.batch_size`` for the device). Device and batch size are chosen here, once; the result is
+the keyword options of its class, plus keys of lingtest's own: ``kind`` (the registered class,
+default: the entry's name; ``predictions`` reads a saved predictions file), ``batch_size`` (default:
+``systems.batch_size`` for the device) and ``workers`` (default 1: forked processes that predict its batches
+at once under the local executor, :class:`~lingtest.execution.forked.ForkedRunner`; for systems that compute
+in pure Python on one core). Device and batch size are chosen here, once; the result is
 always a :class:`~lingtest.systems.cache.CachedSystem` (its prediction cache on when ``systems.cache``).
 An option the class does not take is a :class:`~lingtest.errors.ConfigError` naming the key.
 
@@ -24,8 +26,8 @@ from typing import Any
 from lingtest.config import Composed, to_plain
 from lingtest.store import JSONStore
 from lingtest.systems.base import System
-from lingtest.systems.cache import CachedSystem
-from lingtest.systems.entries import device_batch_size, instantiate, system_entry, with_defaults
+from lingtest.systems.cache import BatchRunner, CachedSystem
+from lingtest.systems.entries import device_batch_size, entry_workers, instantiate, system_entry, with_defaults
 
 
 def build_system(cfg: Composed, task: str, name: str, *, progress: Any = None) -> CachedSystem:
@@ -37,7 +39,7 @@ def build_system(cfg: Composed, task: str, name: str, *, progress: Any = None) -
     scfg = to_plain(cfg.get("systems")) or {}
     entry = with_defaults(scfg, system_entry(scfg, task, name))
     ex = executor_options(cfg)
-    runner = None
+    runner: BatchRunner | None = None
     if ex["name"] == "ray":
         from lingtest.execution.ray_inference import RaySystemRunner, SystemSpec
 
@@ -48,6 +50,11 @@ def build_system(cfg: Composed, task: str, name: str, *, progress: Any = None) -
     else:
         device = pick_device(str(cfg.resources.device))
         system = instantiate(task, name, entry, device)
+        workers = entry_workers(entry, f"systems.{task}.{name}.workers")
+        if workers > 1:
+            from lingtest.execution.forked import ForkedRunner
+
+            runner = ForkedRunner(system, workers)
     where = f"systems batch size for {task}/{name}"
     batch = device_batch_size(entry["batch_size"] if entry.get("batch_size") is not None else scfg["batch_size"],
                               device, where)
