@@ -498,8 +498,9 @@ def suite_files(config: Mapping[str, Any], root: Path) -> dict[str, str]:
                 out[os.path.normpath(str(rel))] = suite_name(str(technique), str(rel))
         folder = value.get("suites")
         if folder and (root / str(folder)).is_dir():
-            for p in sorted((root / str(folder)).glob("*.jsonl")):
-                out[p.relative_to(root).as_posix()] = suite_name(str(technique), p)
+            for p in sorted((root / str(folder)).glob("*.jsonl")):  # a folder outside root keeps its own path
+                key = p.relative_to(root).as_posix() if p.is_relative_to(root) else p.as_posix()
+                out[key] = suite_name(str(technique), p)
     for technique, entry in ((config.get("release") or {}).get("sources") or {}).items():
         if isinstance(entry, Mapping) and entry.get("file"):
             out[os.path.normpath(str(entry["file"]))] = str(entry.get("name") or technique)

@@ -294,3 +294,15 @@ def test_suite_files_name_suites_as_the_release_code_does() -> None:
     assert theirs and {p: n for n, (_t, p) in theirs.items()}.items() <= ours.items()
     for technique, path in (("crest", "data/suites/crest/ontogum.jsonl"), ("contrapro", "x/contrapro.jsonl")):
         assert suite_name(technique, path) == release_suite_name(technique, Path(path))
+
+
+def test_suite_folders_outside_the_project_keep_their_own_paths(project: Path, tmp_path_factory) -> None:
+    """A ``paths.<technique>.suites`` folder outside the project (an override pointing at another workspace)
+    names its suites by their absolute paths instead of failing."""
+    elsewhere = tmp_path_factory.mktemp("other-workspace") / "suites"
+    elsewhere.mkdir()
+    (elsewhere / "sst.jsonl").write_text('{"__schema__": 1}\n')
+    cfg = _config()
+    cfg["paths"]["s2lct"] = {"suites": str(elsewhere)}
+    named = suite_files(cfg, project)
+    assert named[(elsewhere / "sst.jsonl").as_posix()] == "s2lct-sst"
