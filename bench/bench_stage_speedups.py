@@ -5,6 +5,8 @@ configuration as committed ("after"), on the inputs of a workspace that has run 
 The speed-ups:
 
 * ``adversarial_generate``: its (split, set) units perturbed in 2 forked workers (``adversarial.workers``);
+* ``contrapro_generate``: the attacks over 2 consecutive runs of the examples in forked workers
+  (``contrapro.workers``);
 * the sieve, VADER and TextBlob predicting their batches in 2 forked workers (``systems.<task>.<name>.workers``;
   the sieve also in batches of 8 documents);
 * the MiniLM classifiers scoring in bfloat16 where the CPU multiplies it natively
@@ -70,6 +72,11 @@ CASES = [
          ["adversarial.workers=1"]),
     Case("adversarial_score@sieve", ["adversarial_score", "sieve"], ADV_SUITE,
          ["systems.coref.sieve.workers=1", "systems.coref.sieve.batch_size=null"]),
+    Case("contrapro_generate", ["contrapro_generate"],
+         ["paths.prepared={ws}/data/prepared", "paths.contrapro.examples={out}/examples.jsonl",
+          "paths.contrapro.attacked={out}/attacked", "paths.contrapro.suites={out}/suites",
+          "paths.contrapro.cases={out}/cases.jsonl", "paths.contrapro.review={out}/review.tsv"],
+         ["contrapro.workers=1"]),
     Case("s2lct_evaluate@textblob", ["s2lct_evaluate", "textblob"], S2LCT_IN,
          ["systems.classification.textblob.workers=1"]),
     Case("s2lct_evaluate@vader", ["s2lct_evaluate", "vader"], S2LCT_IN,

@@ -183,3 +183,22 @@ def test_merged_chunk_results_equal_one_run():
     a, b = ExpansionStats(sentences=2, tried=3), ExpansionStats(sentences=1, expansions=4, extra={"x": 1})
     a.merge(b)
     assert a.to_dict()["sentences"] == 3 and a.tried == 3 and a.expansions == 4 and a.extra == {"x": 1}
+
+
+def test_local_map_in_forked_workers_equals_one_process():
+    """``ctx.map(..., workers=2)`` under the local executor: the chunks computed by forked workers that
+    inherit the work built once here, results in chunk order, the workers' counter increments summed."""
+    from omegaconf import OmegaConf
+
+    from lingtest.execution.context import StageContext
+    from lingtest.execution.forked import fork_available
+
+    if not fork_available():
+        pytest.skip("needs fork")
+    cfg = OmegaConf.create({"offset": 1, "executor": {"name": "local"}})
+    ctx = StageContext("toy", cfg)
+    chunks = [[1, 2], [3], [4, 5, 6], [7]]
+    one = ctx.map("tests.execution.test_ray_units:Doubler", chunks, args=(2,))
+    two = ctx.map("tests.execution.test_ray_units:Doubler", chunks, args=(2,), workers=2, desc="toy")
+    assert one[0] == two[0] == [[3, 5], [7], [9, 11, 13], [15]]
+    assert one[1]["calls"] == two[1]["calls"] == 4

@@ -4,7 +4,9 @@ ContraPro stage starts (and once in each generator actor on Ray)."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
 
 from lingtest.config import Block, Section
 from lingtest.contrapro.finetune import FinetuneOptions
@@ -95,3 +97,4 @@ class ContraproConfig(Section):
     export: Export
     review: Review
     afa: Afa
+    workers: Annotated[int, Field(ge=1)]

@@ -93,13 +93,15 @@ def attack_worker(cfg: Any) -> Callable[[list[ContrastiveExample]], list[AttackO
     return lambda examples: run_attacks(examples, functions)
 
 
-def attack_runs(examples: Sequence[ContrastiveExample], executor: dict[str, Any]) -> list[list[ContrastiveExample]]:
-    """The runs of examples the attacks go over: all of them in one run here (``executor=local``), one
-    consecutive run per generator actor on Ray (``executor.generation``)."""
-    if executor["name"] != "ray":
-        return [list(examples)]
+def attack_runs(examples: Sequence[ContrastiveExample], executor: dict[str, Any],
+                workers: int = 1) -> list[list[ContrastiveExample]]:
+    """The runs of examples the attacks go over: one consecutive run per forked worker here
+    (``executor=local``, ``contrapro.workers``), one per generator actor on Ray (``executor.generation``).
+    Their outcomes merged (:func:`~lingtest.contrapro.attack.merge_outcomes`) are those of one run."""
     from lingtest.execution.ray_generate import pool_actors, split_evenly
 
+    if executor["name"] != "ray":
+        return split_evenly(examples, workers)
     return split_evenly(examples, pool_actors(executor, "generation"))
 
 

@@ -77,11 +77,11 @@ def generate_stage(ctx: StageContext, config: ContraproConfig) -> dict[str, Any]
     clean, matched = load_examples(ctx, c)
     write_jsonl(ctx.path("contrapro.examples"), clean, kind=EXAMPLE_KIND,
                 meta={"dataset": c.dataset, "with_metadata": matched})
-    # every variant over one run of all examples here, or over one run per generator actor on Ray (the same
-    # outcomes once merged); locally each variant shows its own progress bar
+    # every variant over one run of the examples per forked worker here, or one run per generator actor on Ray
+    # (the same outcomes once merged); locally each variant shows its own progress bar
     ex = ctx.executor()
-    runs = configured_attacks.attack_runs(clean, ex)
-    results, _ = ctx.map(configured_attacks.attack_worker, runs, part="generation",
+    runs = configured_attacks.attack_runs(clean, ex, c.workers)
+    results, _ = ctx.map(configured_attacks.attack_worker, runs, part="generation", workers=c.workers,
                          desc=f"ContraPro attacks ({len(clean)} examples)" if ex["name"] == "ray" else None)
     outcomes = merge_outcomes(results)
     configured_attacks.log_outcomes(outcomes)

@@ -95,12 +95,14 @@ class StageContext:
         return executor_options(self.cfg)
 
     def map(self, builder: str | Callable[..., Callable[[list[Any]], Any]], chunks: Sequence[list[Any]], *,
-            part: str = "generation", args: Sequence[Any] = (), desc: str | None = None,
+            part: str = "generation", args: Sequence[Any] = (), desc: str | None = None, workers: int = 1,
             ) -> tuple[list[Any], dict[str, int]]:
         """``[work(chunk) for chunk in chunks]`` where ``work = builder(cfg, *args)`` is built once: here
         (``executor=local``) or on each of a pool of Ray actors (``executor=ray``,
         :func:`lingtest.execution.ray_generate.map_chunks`), results in chunk order either way, with the
-        workers' summed ``counters()`` (when a worker has them)."""
+        workers' summed ``counters()`` (when a worker has them). Here, ``workers`` > 1 computes the chunks in
+        that many forked processes that inherit ``work`` (:func:`lingtest.execution.forked.fork_map`; for work
+        in pure Python or spaCy, not torch)."""
         ex = self.executor()
         if ex["name"] == "ray":
             from lingtest.execution.ray_generate import map_chunks
@@ -111,6 +113,16 @@ class StageContext:
         from lingtest.progress import progress
 
         work = resolve_builder(builder)(self.cfg, *args)
+        if workers > 1:
+            from lingtest.execution.forked import apply_chunk, fork_map, fork_results
+
+            done = fork_map(apply_chunk, chunks, work, workers=workers)
+            pairs = fork_results(progress(done, desc, total=len(chunks)) if desc else done, len(chunks))
+            summed: dict[str, int] = {}
+            for _, added in pairs:
+                for k, v in (added or {}).items():
+                    summed[k] = summed.get(k, 0) + v
+            return [r for r, _ in pairs], summed
         it: Any = progress(chunks, desc, total=len(chunks)) if desc else chunks
         results = [work(c) for c in it]
         counters = getattr(work, "counters", None)

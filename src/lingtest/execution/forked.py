@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any, TypeVar
 
-__all__ = ["ForkedRunner", "fork_available", "fork_map", "fork_results"]
+__all__ = ["ForkedRunner", "apply_chunk", "fork_available", "fork_map", "fork_results"]
 
 S = TypeVar("S")
 T = TypeVar("T")
@@ -104,3 +104,15 @@ class ForkedRunner:
 
     def run(self, batches: Sequence[list[Any]]) -> Iterator[tuple[int, list[Any]]]:
         return fork_map(_predict, batches, self.system, workers=self.workers)
+
+
+def apply_chunk(work: Callable[[Any], Any], chunk: Any) -> tuple[Any, dict[str, int] | None]:
+    """``work(chunk)`` and, when ``work`` keeps ``counters()``, how much this chunk added to each (a forked
+    worker's counters stay in the worker: its parent sums the increments)."""
+    counters = getattr(work, "counters", None)
+    before = dict(counters()) if callable(counters) else None
+    result = work(chunk)
+    if before is None or not callable(counters):
+        return result, None
+    after = dict(counters())
+    return result, {k: int(v) - int(before.get(k, 0)) for k, v in after.items()}
