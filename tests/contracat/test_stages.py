@@ -60,14 +60,17 @@ def test_stage_bodies_generate_score_report(cfg, tmp_path):
     role = summary["templates"]["0_priors/role"]
     assert role["examples"] > 3 and role["scored"] == 3 and summary["templates"]["mine"] == role
     assert json.loads((tmp_path / "sets" / "summary.json").read_text()) == summary
-    assert tracker.metrics == {"cases": 6.0, "examples.0_priors/role": float(role["examples"]),
+    assert tracker.metrics == {"cases": 6.0, "validity": 1.0, "examples.0_priors/role": float(role["examples"]),
                                "examples.mine": float(role["examples"])}
+    assert summary["validity"]["validity"] == 1.0 and summary["scored_invalid"] == {} and role["validity"] == 1.0
     sets = tmp_path / "sets"
     assert (sets / "mine" / "en.txt").read_bytes() == (sets / "0_priors" / "role" / "en.txt").read_bytes()
     with pytest.raises(MissingResourceError, match="stage contracat_score@neuter"):
         run_body(stages.report_stage, cfg)
     scored = run_body(stages.score_stage, cfg, item="neuter")
     assert scored["cases"] == 6 and scored["templates"]["0_priors/role"]["chosen"]["n"] == 1.0
+    # priors have no correct answer: no wrong choice to grade, every case valid
+    assert (scored["validity"], scored["errors"], scored["precision_validity_adjusted"]) == (1.0, 0, None)
     text = run_body(stages.report_stage, cfg)
     assert (tmp_path / "report" / "report.md").read_text() == text and "neuter" in text
 

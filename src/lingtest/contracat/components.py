@@ -1,10 +1,11 @@
 """ContraCAT's inputs built from the configuration (``cfg.contracat``, :class:`ContracatConfig`): the
-vocabulary with the configured new nouns, and the definitions of the configured templates. Only the
-generate stage builds them."""
+vocabulary with the configured new nouns, the definitions of the configured templates, and the German
+dictionaries' noun genders the examples are checked against. Only the generate stage builds them."""
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 from lingtest.contracat.config import ContracatConfig
 from lingtest.contracat.generate import TemplateDef
@@ -52,3 +53,14 @@ def template_defs(config: ContracatConfig) -> list[TemplateDef]:
             raise ConfigError(f"contracat.templates: unknown template {name!r}; release: {', '.join(RELEASE)}"
                               + (f"; custom: {', '.join(custom)}" if custom else ""))
     return out
+
+
+def attested_genders(config: ContracatConfig) -> Callable[[str], frozenset[str]]:
+    """German noun -> the genders the configured dictionaries give it (``contracat.validity``; empty for a
+    noun they do not know): the check of :mod:`lingtest.contracat.validity`."""
+    from lingtest.contrapro.lexicon import load_lexicon
+
+    v = config.validity
+    lexicon = load_lexicon(openthesaurus=None, ding=repo_path(v.ding), german_nouns=v.german_nouns)
+    genders = {noun: frozenset(votes) for noun, votes in lexicon.genders.items()}
+    return lambda noun: genders.get(noun, frozenset())

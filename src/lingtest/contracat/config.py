@@ -21,6 +21,14 @@ class ExtraNouns(Block):
     ding: str
 
 
+class ValidityCheck(Block):
+    """The German dictionaries every example's antecedent gender is checked against
+    (:mod:`lingtest.contracat.validity`): the Ding dictionary file and Wiktionary's ``german-nouns``."""
+
+    ding: str
+    german_nouns: bool
+
+
 class ContracatConfig(Section):
     section = "contracat"
 
@@ -32,3 +40,4 @@ class ContracatConfig(Section):
     seed: int
     sample: int | None
     systems: list[str]
+    validity: ValidityCheck

@@ -120,6 +120,8 @@ class TemplateExample:
     #: 1 or 2: whether the antecedent is the first or second entity named in the English context
     #: (templates whose label is ``gender X`` with two entities in the context), else ``None``
     position: int | None = field(default=None, compare=False)
+    #: the German noun and gender of the entity the label names (``gender X`` labels), else ``None``
+    antecedent: tuple[str, str] | None = field(default=None, compare=False)
 
     def lines(self, sep: str = SEP) -> tuple[list[str], list[str], list[str]]:
         en = f"{self.en_context} {sep} {self.en}"
@@ -275,6 +277,15 @@ def _position(part: Part, b: Mapping[str, Entry], shown: Mapping[str, Entry]) ->
     return None
 
 
+def _antecedent(part: Part, b: Mapping[str, Entry], shown: Mapping[str, Entry]) -> tuple[str, str] | None:
+    """The German noun and gender of the entity a ``gender X`` / ``gender @X`` label names."""
+    kind, *args = part.label.split()
+    if kind != "gender" or len(args) != 1:
+        return None
+    target = shown[args[0][1:]] if args[0].startswith("@") else b[args[0]]
+    return (target.de, target.gender) if isinstance(target, Entity) else None
+
+
 def generate(template: TemplateDef, voc: Vocabulary) -> list[TemplateExample]:
     """Every example of ``template`` over ``voc`` (see the module docstring)."""
     out = []
@@ -288,6 +299,7 @@ def generate(template: TemplateDef, voc: Vocabulary) -> list[TemplateExample]:
                 label=_label(part.label, b, shown, template.name),
                 bindings=tuple((k, _field(v, "en")) for k, v in shown.items()),
                 position=_position(part, b, shown),
+                antecedent=_antecedent(part, b, shown),
             ))
     return out
 
