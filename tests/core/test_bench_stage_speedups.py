@@ -33,8 +33,8 @@ def test_verdicts_read_result_records_and_skip_the_header(tmp_path):
 def test_every_case_turns_its_speed_up_off_by_an_override_of_a_configured_key():
     from omegaconf import OmegaConf
 
-    conf = {"adversarial": OmegaConf.load(ROOT / "conf" / "adversarial" / "default.yaml"),
-            "systems": OmegaConf.load(ROOT / "conf" / "systems" / "default.yaml")}
+    conf = {name: OmegaConf.load(ROOT / "conf" / name / "default.yaml")
+            for name in ("adversarial", "contrapro", "systems")}
     cfg = OmegaConf.create(conf)
     for case in ss.CASES:
         for override in case.before:
