@@ -123,12 +123,34 @@ def evaluate_stage(ctx: StageContext, config: S2lctConfig, item: str) -> dict[st
     passed = [r.passed for r in run.results]
     caps = capability_metrics(cases, passed[:len(cases)], base, passed[len(cases):])
     row = {"system": item, "suite": suite, "capabilities": caps, "totals": capability_totals(caps),
-           "predict_seconds": round(seconds, 2)}
+           "predict_seconds": round(seconds, 2),
+           "validity": reviewed_validity(ctx, ctx.path("s2lct.suites") / f"{suite}.jsonl", cases,
+                                         passed[:len(cases)])}
     ctx.tracker.set_tags({"system": item, "suite": suite})
     ctx.write_metrics(ctx.path("s2lct.metrics") / "systems" / f"{item}.json", row, f"s2lct.{item}.")
     write_results(ctx.path("s2lct.results") / f"{item}.jsonl", run.results,
                   meta={"technique": TECHNIQUE, "system": item, "suite": suite})
     return row
+
+
+def reviewed_validity(ctx: StageContext, path: Path, cases: list[TestCase],
+                      passed: list[bool]) -> dict[str, Any] | None:
+    """The validity of the suite's expanded sentences from the committed review of exactly this suite file
+    (its release version, else its sha256) and the adjusted precision of the system's failures on them
+    (:mod:`lingtest.s2lct.validity`); ``None`` when no review exists."""
+    from lingtest.s2lct.expansion_review import expansion_sentences
+    from lingtest.s2lct.validity import expansion_validity, review_judged
+    from lingtest.tracking import release_of, sha256_file, suite_name
+
+    sha = sha256_file(path)
+    name = suite_name(TECHNIQUE, path)
+    release = release_of(sha, ctx.root / "releases")
+    found = review_judged(ctx.root, name, release.get("version") if release.get("name") == name else None, sha)
+    if found is None:
+        return None
+    review, judged = found
+    unit_of = {case_id: unit.id for unit in expansion_sentences(cases) for case_id in unit.cases}
+    return expansion_validity(cases, passed, unit_of, review, judged)
 
 
 def diversity_stage(ctx: StageContext, config: S2lctConfig, item: str) -> list[dict[str, Any]]:
