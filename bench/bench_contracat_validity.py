@@ -33,16 +33,15 @@ def main() -> None:
     config = ContracatConfig.from_config(OmegaConf.load(ROOT / "params.yaml"))
     voc = build_vocabulary(config)
     attested = attested_genders(config)
-    templates, every, unattested = {}, [], {}
+    templates, every, examples = {}, [], []
     for t in template_defs(config):
         exs = generate(t, voc)
         verdicts = [example_validity(ex, attested) for ex in exs]
         every.extend(verdicts)
+        examples.extend(exs)
         templates[t.name] = validity_summary(verdicts, 4)
-        for noun, row in unattested_nouns(exs, attested).items():
-            seen = unattested.setdefault(noun, {**row, "examples": 0})
-            seen["examples"] += row["examples"]
-    antecedents = {ex.antecedent for t in template_defs(config) for ex in generate(t, voc) if ex.antecedent}
+    unattested = unattested_nouns(examples, attested)
+    antecedents = {ex.antecedent for ex in examples if ex.antecedent}
     out = {"benchmark": "contracat_validity", "vocabulary": config.vocabulary,
            "dictionaries": {"ding": config.validity.ding, "german_nouns": config.validity.german_nouns},
            "overall": validity_summary(every, 4), "templates": templates,

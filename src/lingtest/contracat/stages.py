@@ -41,9 +41,8 @@ def generate_stage(ctx: StageContext, config: ContracatConfig) -> dict[str, Any]
     attested = attested_genders(c)
     cases: list[TestCase] = []
     summary: dict[str, Any] = {"templates": {}, "vocabulary": {k: len(v) for k, v in voc.entities.items()}}
-    every = []
+    every, examples = [], []
     scored_invalid: dict[str, list[str]] = {}
-    unattested: dict[str, dict[str, Any]] = {}
     for t in progress(template_defs(c), "ContraCAT templates"):
         exs = generate(t, voc)
         if not exs:
@@ -56,11 +55,9 @@ def generate_stage(ctx: StageContext, config: ContracatConfig) -> dict[str, Any]
         every.extend(verdicts)
         scored_invalid.update({case.id: list(verdicts[i].reasons) for i, case in zip(idx, picked, strict=True)
                                if not verdicts[i].valid})
-        for noun, row in unattested_nouns(exs, attested).items():
-            seen = unattested.setdefault(noun, {**row, "examples": 0})
-            seen["examples"] += row["examples"]
+        examples.extend(exs)
         summary["templates"][t.name] = {"examples": len(exs), "scored": len(idx), **validity_summary(verdicts, 4)}
-    summary.update({"validity": validity_summary(every, 4), "unattested_nouns": dict(sorted(unattested.items())),
+    summary.update({"validity": validity_summary(every, 4), "unattested_nouns": unattested_nouns(examples, attested),
                     "scored_invalid": dict(sorted(scored_invalid.items()))})
     write_json(sets / "summary.json", summary)
     write_jsonl(ctx.path("contracat.cases"), cases, kind="testcase",
