@@ -13,6 +13,9 @@ Variants (``--variants``, comma-separated, in this order of timing):
   weights; head float32), torchao from ``--torchao-site`` when it is not installed here;
 * ``bf16_linear``, ``bf16_linear_head`` - the linear layers (and the head) multiplied in bfloat16,
   the rest float32 (:func:`~lingtest.resources.quantize.quantize_causal_lm`, ``torch_bf16``);
+* ``bf16_normaliser`` - the float32 model; the output head's log-normaliser multiplied in bfloat16, each
+  row's 16 largest logits and every scored token's logit in float32 (``normaliser: bfloat16`` of the
+  contrastive system, :func:`lingtest.resources.lm_head.head_logprobs`);
 * ``bfloat16`` - the whole model loaded in bfloat16 (residual stream and attention too);
 * ``onnx_int8`` - the transformer body exported to ONNX (``torch.onnx.export``), weights int8 by
   ``onnxruntime.quantization.quantize_dynamic`` (per channel, MatMul only), run by ONNX Runtime;
@@ -68,8 +71,8 @@ TORCH_INT8 = {  # variant -> (per_channel, quantize_head)
     "int8_tensor_head": (False, True),
 }
 TORCH_BF16 = {"bf16_linear": False, "bf16_linear_head": True}  # variant -> quantize_head
-ALL_VARIANTS = ("float32", *TORCH_INT8, "torchao_int8", *TORCH_BF16, "bfloat16", "onnx_int8", "llama_gguf",
-                "llama_gguf_kvf32")
+ALL_VARIANTS = ("float32", *TORCH_INT8, "torchao_int8", *TORCH_BF16, "bf16_normaliser", "bfloat16", "onnx_int8",
+                "llama_gguf", "llama_gguf_kvf32")
 DEFAULT_VARIANTS = ("float32", *TORCH_INT8, *TORCH_BF16, "bfloat16", "onnx_int8", "llama_gguf")
 AGREEMENT_TARGET = 0.99
 TARGET_AVX2_EXAMPLES_PER_S = 10.0
@@ -178,6 +181,13 @@ def torch_variants(names: Sequence[str], template: str) -> tuple[Any, list[Varia
             quant_s = time.perf_counter() - t0
             out.append(Variant(name, _system(q, template).predict, load + quant_s,
                                {"options": opts.label, "quantize_s": round(quant_s, 2)}))
+        elif name == "bf16_normaliser":
+            # the float32 model; the head's log-normaliser in bfloat16 with each row's top logits float32
+            t0 = time.perf_counter()
+            q = CausalLMScorer.from_model(lm.model, lm.tokenizer, device="cpu")
+            q.set_normaliser("bfloat16")
+            out.append(Variant(name, _system(q, template).predict, load + time.perf_counter() - t0,
+                               {"normaliser": "bfloat16", "exact_top": 16}))
         elif name == "bfloat16":
             t0 = time.perf_counter()
             b = CausalLMScorer("offline-default", device="cpu", dtype="bfloat16")

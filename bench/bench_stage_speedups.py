@@ -10,7 +10,9 @@ The speed-ups:
 * the sieve, VADER and TextBlob predicting their batches in 2 forked workers (``systems.<task>.<name>.workers``;
   the sieve also in batches of 8 documents);
 * the MiniLM classifiers scoring in bfloat16 where the CPU multiplies it natively
-  (``systems.classification.<name>.dtype: bfloat16_if_native``).
+  (``systems.classification.<name>.dtype: bfloat16_if_native``);
+* the German-context LM scorer computing its head's log-normaliser in bfloat16 where the CPU multiplies it
+  natively (``systems.contrastive.lm_de_context.normaliser: bfloat16_if_native``), for ContraPro and ContraCAT.
 
 Each run gets a fresh cache folder that links only the workspace cache's ``models`` and ``nltk_data`` (no parse
 or prediction cache), tracking off, and its outputs in a temporary folder. Per stage: wall and CPU seconds
@@ -88,6 +90,16 @@ CASES = [
          ["systems.classification.minilm_hatexplain.dtype=float32"], compare="verdicts",
          results="results/minilm_hatexplain.jsonl",
          extra=["systems.classification.minilm_hatexplain.path={ws}/models/s2lct/minilm_hatexplain"]),
+    Case("contrapro_score@lm_de_context", ["contrapro_score", "lm_de_context"],
+         ["paths.contrapro.cases={ws}/data/suites/contrapro.jsonl", "paths.contrapro.results={out}/results",
+          "paths.contrapro.metrics={out}/metrics"],
+         ["systems.contrastive.lm_de_context.normaliser=float32"], compare="verdicts",
+         results="results/lm_de_context.jsonl"),
+    Case("contracat_score@lm_de_context", ["contracat_score", "lm_de_context"],
+         ["paths.contracat.cases={ws}/data/suites/contracat.jsonl", "paths.contracat.sets={ws}/data/suites/contracat",
+          "paths.contracat.results={out}/results", "paths.contracat.metrics={out}/metrics"],
+         ["systems.contrastive.lm_de_context.normaliser=float32"], compare="verdicts",
+         results="results/lm_de_context.jsonl"),
 ]
 
 

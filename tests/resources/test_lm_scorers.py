@@ -422,6 +422,31 @@ def test_head_logprobs_equals_log_softmax(bias):
         assert got == pytest.approx(capped, abs=1e-5)
 
 
+@pytest.mark.parametrize("bias", [False, True])
+def test_head_logprobs_bfloat16_normaliser(bias):
+    """The bfloat16 normaliser: with every logit among the exact top it is the float32 value; with a few
+    it stays within bfloat16's error of the tail; the target logits are float32 either way."""
+    from lingtest.resources.lm_head import head_logprobs
+
+    torch.manual_seed(1)
+    head = torch.nn.Linear(64, 300, bias=bias)
+    hidden = torch.randn(7, 64) * 3
+    rows = torch.tensor([0, 1, 2, 3, 4, 5, 6, 6])
+    targets = torch.tensor([1, 299, 7, 0, 150, 33, 2, 3])
+    with torch.no_grad():
+        exact = torch.log_softmax(head(hidden), dim=-1)[rows, targets]
+        all_top = head_logprobs(head, hidden, rows, targets, normaliser="bfloat16", exact_top=300, vocab_chunk=64)
+        assert all_top.tolist() == pytest.approx(exact.tolist(), abs=1e-5)
+        few = head_logprobs(head, hidden, rows, targets, normaliser="bfloat16", exact_top=4, vocab_chunk=64,
+                            head_chunk=3)
+        assert (few - exact).abs().max().item() < 0.02
+        # the same without its top logits recomputed is further off: the correction does something
+        none = head_logprobs(head, hidden, rows, targets, normaliser="bfloat16", exact_top=1, vocab_chunk=1)
+        assert (none - exact).abs().max().item() > (few - exact).abs().max().item()
+        with pytest.raises(ValueError, match="normaliser"):
+            head_logprobs(head, hidden, rows, targets, normaliser="int8")
+
+
 def test_score_grouped_positions_of_one_sentence(gpt2_parts):
     """Groups as CREST makes them with the whole left context (each position of a sentence, left
     to right): they share one growing prefix block, and scores still equal plain scoring."""

@@ -262,3 +262,31 @@ def test_a_contrastive_scorer_quantised_from_its_config_keeps_a_cache_key_of_its
     assert list(b) == pytest.approx(list(a), abs=0.25) and list(b) != list(a)
     with pytest.raises(ConfigError, match="quantize.backend"):
         CausalLMContrastiveScorer(**common, quantize={"backend": "int3"})
+
+
+def test_a_contrastive_scorer_with_a_bfloat16_normaliser(tmp_path, gemma, monkeypatch):
+    """``normaliser``: bfloat16 gives scores near float32's under a cache key of their own;
+    ``bfloat16_if_native`` is bfloat16 only on a CPU that multiplies it natively; a bad value names the field."""
+    from lingtest.resources import quantize
+    from lingtest.systems.contrastive.base import ContrastiveQuery
+    from lingtest.systems.contrastive.causal_lm import CausalLMContrastiveScorer
+
+    model, tok = gemma
+    model.save_pretrained(tmp_path)
+    tok.save_pretrained(tmp_path)
+    common = {"template": "{tgt_context}\n", "model": str(tmp_path), "device": "cpu", "dtype": "float32"}
+    queries = [ContrastiveQuery(source="", target_context="der Hund sah die Katze .",
+                                candidates=("er lief .", "sie lief .", "es lief ."))]
+    plain = CausalLMContrastiveScorer(**common, normaliser="float32")
+    bf16 = CausalLMContrastiveScorer(**common, normaliser="bfloat16")
+    assert "normaliser" not in plain.config()
+    assert bf16.config()["normaliser"] == "bfloat16" and bf16.scorer._head_bf16 is not None
+    a, b = plain.predict(queries)[0], bf16.predict(queries)[0]
+    # 16 of the 19 words of the tiny vocabulary are in the exact top: nearly float32 scores
+    assert list(b) == pytest.approx(list(a), abs=1e-4)
+    monkeypatch.setattr(quantize, "native_bf16", lambda flags=None: False)
+    assert "normaliser" not in CausalLMContrastiveScorer(**common, normaliser="bfloat16_if_native").config()
+    monkeypatch.setattr(quantize, "native_bf16", lambda flags=None: True)
+    assert CausalLMContrastiveScorer(**common, normaliser="bfloat16_if_native").config()["normaliser"] == "bfloat16"
+    with pytest.raises(ConfigError, match="normaliser"):
+        CausalLMContrastiveScorer(**common, normaliser="int8")

@@ -223,6 +223,15 @@ class CausalLMScorer:
         # (bench/bench_lm_head.py measures both)
         self.head_chunk = 512
         self.vocab_chunk = 8192  # output-head columns per step of the chunked log-normaliser
+        # the log-normaliser's precision in shared-prefix scoring (lingtest.resources.lm_head.NORMALISERS):
+        # float32, or bfloat16 for a scorer that serves a system under test (set by its owner, never for
+        # the generation of a suite)
+        self.normaliser = "float32"
+        self._head_bf16: Any = None  # the head's weight in bfloat16, made on first use
+        # the bfloat16 normaliser's rows and columns per product: the CPU's bfloat16 kernels repack the
+        # weight slice at every call, so they pay off only on large blocks (bench/bench_quant.py)
+        self.bf16_head_chunk = 1024
+        self.bf16_vocab_chunk = 32768
         self.group_batch_size = max(self.batch_size, 128)  # texts per packed pass in score_grouped
         self.pack_tokens = 1024  # tokens per packed pass in score_grouped (attention is quadratic in it)
 
@@ -291,12 +300,35 @@ class CausalLMScorer:
         return [ts.reduce(red) for ts in self.token_logprobs(texts)]
 
     # -- shared-prefix scoring --------------------------------------------------------------------
+    def set_normaliser(self, precision: str) -> None:
+        """The precision of the output head's log-normaliser in shared-prefix scoring (one of
+        :data:`lingtest.resources.lm_head.NORMALISERS`); for ``bfloat16`` the head's weight is copied to
+        bfloat16 now, once. Only for a scorer that serves a system under test: a suite is generated
+        with the float32 normaliser."""
+        from lingtest.resources.lm_head import NORMALISERS
+
+        if precision not in NORMALISERS:
+            raise ValueError(f"normaliser must be one of {', '.join(NORMALISERS)}, got {precision!r}")
+        self.normaliser = precision
+        self._head_bf16 = None
+        head = self.model.get_output_embeddings()
+        if precision == "bfloat16" and hasattr(head, "weight"):
+            import torch
+
+            self._head_bf16 = head.weight.detach().to(torch.bfloat16)
+
     def _head_logprobs(self, hidden, rows, targets):
         """:func:`~lingtest.resources.lm_head.head_logprobs` with this model's output head and
         final-logit soft-capping, ``head_chunk`` rows and ``vocab_chunk`` columns at a time."""
         cap = getattr(getattr(self.model, "config", None), "final_logit_softcapping", None)
-        return head_logprobs(self.model.get_output_embeddings(), hidden, rows, targets, softcap=cap,
-                             head_chunk=self.head_chunk, vocab_chunk=self.vocab_chunk)
+        head = self.model.get_output_embeddings()
+        if self.normaliser == "bfloat16" and self._head_bf16 is None:
+            self.set_normaliser("bfloat16")
+        if self.normaliser == "bfloat16":
+            return head_logprobs(head, hidden, rows, targets, softcap=cap, head_chunk=self.bf16_head_chunk,
+                                 vocab_chunk=self.bf16_vocab_chunk, normaliser="bfloat16", weight_bf16=self._head_bf16)
+        return head_logprobs(head, hidden, rows, targets, softcap=cap, head_chunk=self.head_chunk,
+                             vocab_chunk=self.vocab_chunk)
 
     def _score_groups_batch(self, groups: list[list[list[int]]], plen: list[int],
                             relative: bool) -> list[list[float]]:

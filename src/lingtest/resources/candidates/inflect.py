@@ -9,10 +9,17 @@ the first for verbs (``looked into``).
 from __future__ import annotations
 
 from functools import lru_cache
-
-import lemminflect
+from types import ModuleType
 
 _UPOS_OK = {"NOUN", "VERB", "ADJ", "ADV", "PROPN", "AUX"}
+
+
+def _lemminflect() -> ModuleType:
+    """``lemminflect``, imported on first use: it imports spaCy (and with it torch), which costs a
+    stage that only reads configs or JSON seconds of start-up."""
+    import lemminflect
+
+    return lemminflect
 
 
 @lru_cache(maxsize=65536)
@@ -20,13 +27,13 @@ def lemmatize(word: str, upos: str) -> str:
     """Base form of ``word`` read as ``upos`` (the word itself when lemminflect knows none)."""
     if upos not in _UPOS_OK:
         return word
-    lemmas = lemminflect.getLemma(word, upos=upos, lemmatize_oov=False)
+    lemmas = _lemminflect().getLemma(word, upos=upos, lemmatize_oov=False)
     return lemmas[0] if lemmas else word
 
 
 @lru_cache(maxsize=65536)
 def _inflect_word(lemma: str, tag: str) -> str | None:
-    forms = lemminflect.getInflection(lemma, tag=tag, inflect_oov=True)
+    forms = _lemminflect().getInflection(lemma, tag=tag, inflect_oov=True)
     return forms[0] if forms else None
 
 

@@ -90,9 +90,14 @@ class CausalLMContrastiveScorer(ContrastiveScorer):
     ``pack_tokens`` its tokens per packed pass (``null``: its default); ``shared_prefix``: packed
     shared-prefix scoring (``true``) or naive per-text scoring (``false``), same values; ``window``:
     words scored after the last difference (``null``: all, exact); ``quantize``: the options of
-    :func:`~lingtest.resources.quantize.quantize_options` (``null``: float32 as loaded). A quantised
+    :func:`~lingtest.resources.quantize.quantize_options` (``null``: float32 as loaded); ``normaliser``:
+    the precision of the output head's log-normaliser in shared-prefix scoring, ``float32``, ``bfloat16``
+    (the vocabulary's bulk in bfloat16, each row's largest logits and every scored token's logit in
+    float32; :func:`~lingtest.resources.lm_head.head_logprobs`) or ``bfloat16_if_native`` (bfloat16 where
+    the device multiplies it natively, :func:`~lingtest.resources.quantize.resolve_precision`). A quantised
     scorer may serve a system under test where its agreement with float32 is measured
-    (``bench/bench_quant.py``); its cache entries are its own (the backend is part of the key)."""
+    (``bench/bench_quant.py``); its cache entries are its own (the backend and a bfloat16 normaliser are
+    part of the key)."""
 
     version: ClassVar[str] = "1"
     name = "causal_lm"
@@ -110,15 +115,18 @@ class CausalLMContrastiveScorer(ContrastiveScorer):
         lm_batch_size: int | None = None,
         pack_tokens: int | None = None,
         quantize: Mapping[str, Any] | None = None,
+        normaliser: str = "float32",
     ) -> None:
         from lingtest.resources.lm import CausalLMScorer
-        from lingtest.resources.quantize import quantize_causal_lm, quantize_options
+        from lingtest.resources.quantize import check_precision, quantize_causal_lm, quantize_options, resolve_precision
 
         check_template(template)
+        check_precision(normaliser, "normaliser")
         options = quantize_options(quantize)
         scorer = CausalLMScorer(model, device=device, batch_size=lm_batch_size, dtype=dtype, max_length=max_length)
         if options.backend != "none":
             scorer.model = quantize_causal_lm(scorer.model, options)
+        scorer.set_normaliser(resolve_precision(normaliser, str(scorer.device)))
         if pack_tokens is not None:
             if pack_tokens < 8:
                 raise ValueError(f"pack_tokens must be at least 8, got {pack_tokens}")
@@ -154,6 +162,8 @@ class CausalLMContrastiveScorer(ContrastiveScorer):
             "dtype": str(getattr(self.scorer, "dtype", "")),
             "max_length": getattr(self.scorer, "max_length", None),
             **({"quantize": self.quantize} if self.quantize != "none" else {}),
+            **({"normaliser": normaliser} if (normaliser := getattr(self.scorer, "normaliser", "float32"))
+               != "float32" else {}),
         }
 
     def texts(self, q: ContrastiveQuery) -> list[str]:
