@@ -244,9 +244,11 @@ def test_gemma_bf16_stays_within_the_measured_tolerance_of_float32():
     assert drift > 0.3
 
 
-def test_a_contrastive_scorer_quantised_from_its_config_keeps_a_cache_key_of_its_own(tmp_path, gemma):
+@pytest.fixture
+def saved_gemma(tmp_path, gemma):
+    """The tiny Gemma saved as a model folder: the keyword arguments of a contrastive scorer reading it, and one
+    ContraPro-like query."""
     from lingtest.systems.contrastive.base import ContrastiveQuery
-    from lingtest.systems.contrastive.causal_lm import CausalLMContrastiveScorer
 
     model, tok = gemma
     model.save_pretrained(tmp_path)
@@ -254,6 +256,13 @@ def test_a_contrastive_scorer_quantised_from_its_config_keeps_a_cache_key_of_its
     common = {"template": "{tgt_context}\n", "model": str(tmp_path), "device": "cpu", "dtype": "float32"}
     queries = [ContrastiveQuery(source="", target_context="der Hund sah die Katze .",
                                 candidates=("er lief .", "sie lief .", "es lief ."))]
+    return common, queries
+
+
+def test_a_contrastive_scorer_quantised_from_its_config_keeps_a_cache_key_of_its_own(saved_gemma):
+    from lingtest.systems.contrastive.causal_lm import CausalLMContrastiveScorer
+
+    common, queries = saved_gemma
     plain = CausalLMContrastiveScorer(**common, quantize=None)
     bf16 = CausalLMContrastiveScorer(**common, quantize={"backend": "torch_bf16"})
     assert "quantize" not in plain.config()  # float32 keeps the cache key it always had
@@ -264,19 +273,13 @@ def test_a_contrastive_scorer_quantised_from_its_config_keeps_a_cache_key_of_its
         CausalLMContrastiveScorer(**common, quantize={"backend": "int3"})
 
 
-def test_a_contrastive_scorer_with_a_bfloat16_normaliser(tmp_path, gemma, monkeypatch):
+def test_a_contrastive_scorer_with_a_bfloat16_normaliser(saved_gemma, monkeypatch):
     """``normaliser``: bfloat16 gives scores near float32's under a cache key of their own;
     ``bfloat16_if_native`` is bfloat16 only on a CPU that multiplies it natively; a bad value names the field."""
     from lingtest.resources import quantize
-    from lingtest.systems.contrastive.base import ContrastiveQuery
     from lingtest.systems.contrastive.causal_lm import CausalLMContrastiveScorer
 
-    model, tok = gemma
-    model.save_pretrained(tmp_path)
-    tok.save_pretrained(tmp_path)
-    common = {"template": "{tgt_context}\n", "model": str(tmp_path), "device": "cpu", "dtype": "float32"}
-    queries = [ContrastiveQuery(source="", target_context="der Hund sah die Katze .",
-                                candidates=("er lief .", "sie lief .", "es lief ."))]
+    common, queries = saved_gemma
     plain = CausalLMContrastiveScorer(**common, normaliser="float32")
     bf16 = CausalLMContrastiveScorer(**common, normaliser="bfloat16")
     assert "normaliser" not in plain.config()
