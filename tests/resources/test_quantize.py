@@ -293,3 +293,17 @@ def test_a_contrastive_scorer_with_a_bfloat16_normaliser(saved_gemma, monkeypatc
     assert CausalLMContrastiveScorer(**common, normaliser="bfloat16_if_native").config()["normaliser"] == "bfloat16"
     with pytest.raises(ConfigError, match="normaliser"):
         CausalLMContrastiveScorer(**common, normaliser="int8")
+
+
+@pytest.mark.parametrize("backend", ["torch_bf16", "torch_dynamic_int8"])
+def test_the_bfloat16_normaliser_leaves_a_quantised_head_to_its_full_logits(gemma, backend):
+    """A quantised head is no plain linear layer: the normaliser setting makes no bfloat16 copy of it and the
+    scores are those of the quantised model."""
+    model, tok = gemma
+    groups = [["der Hund sah die Katze . sie lief", "der Hund sah die Katze . er lief"]]
+    q = quantize_causal_lm(model, QuantizeOptions(backend=backend, quantize_head=True))
+    sc = CausalLMScorer.from_model(q, tok, device="cpu")
+    ref = sc.score_grouped(groups)
+    sc.set_normaliser("bfloat16")
+    assert sc._head_bf16 is None
+    assert sc.score_grouped(groups) == ref

@@ -228,8 +228,8 @@ class CausalLMScorer:
         # the generation of a suite)
         self.normaliser = "float32"
         self._head_bf16: Any = None  # the head's weight in bfloat16, made on first use
-        # the bfloat16 normaliser's rows and columns per product: the CPU's bfloat16 kernels repack the
-        # weight slice at every call, so they pay off only on large blocks (bench/bench_quant.py)
+        # the bfloat16 normaliser's rows and columns per product: on the AMX Xeon, bfloat16 products of the
+        # head were slower than float32 in small blocks and 2-3x faster in blocks this large (head alone)
         self.bf16_head_chunk = 1024
         self.bf16_vocab_chunk = 32768
         self.group_batch_size = max(self.batch_size, 128)  # texts per packed pass in score_grouped
@@ -303,8 +303,11 @@ class CausalLMScorer:
     def set_normaliser(self, precision: str) -> None:
         """The precision of the output head's log-normaliser in shared-prefix scoring (one of
         :data:`lingtest.resources.lm_head.NORMALISERS`); for ``bfloat16`` the head's weight is copied to
-        bfloat16 now, once. Only for a scorer that serves a system under test: a suite is generated
-        with the float32 normaliser."""
+        bfloat16 now, once (a head that is not a plain linear layer, a quantised one, computes full logits
+        either way). Only for a scorer that serves a system under test: a suite is generated with the
+        float32 normaliser."""
+        import torch
+
         from lingtest.resources.lm_head import NORMALISERS
 
         if precision not in NORMALISERS:
@@ -312,9 +315,7 @@ class CausalLMScorer:
         self.normaliser = precision
         self._head_bf16 = None
         head = self.model.get_output_embeddings()
-        if precision == "bfloat16" and hasattr(head, "weight"):
-            import torch
-
+        if precision == "bfloat16" and isinstance(head, torch.nn.Linear):
             self._head_bf16 = head.weight.detach().to(torch.bfloat16)
 
     def _head_logprobs(self, hidden, rows, targets):
@@ -322,9 +323,9 @@ class CausalLMScorer:
         final-logit soft-capping, ``head_chunk`` rows and ``vocab_chunk`` columns at a time."""
         cap = getattr(getattr(self.model, "config", None), "final_logit_softcapping", None)
         head = self.model.get_output_embeddings()
-        if self.normaliser == "bfloat16" and self._head_bf16 is None:
-            self.set_normaliser("bfloat16")
         if self.normaliser == "bfloat16":
+            if self._head_bf16 is None:  # normaliser set without set_normaliser: convert the head once
+                self.set_normaliser("bfloat16")
             return head_logprobs(head, hidden, rows, targets, softcap=cap, head_chunk=self.bf16_head_chunk,
                                  vocab_chunk=self.bf16_vocab_chunk, normaliser="bfloat16", weight_bf16=self._head_bf16)
         return head_logprobs(head, hidden, rows, targets, softcap=cap, head_chunk=self.head_chunk,
