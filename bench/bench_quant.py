@@ -15,7 +15,9 @@ Variants (``--variants``, comma-separated, in this order of timing):
   the rest float32 (:func:`~lingtest.resources.quantize.quantize_causal_lm`, ``torch_bf16``);
 * ``bf16_normaliser`` - the float32 model; the output head's log-normaliser multiplied in bfloat16, each
   row's 16 largest logits and every scored token's logit in float32 (``normaliser: bfloat16`` of the
-  contrastive system, :func:`lingtest.resources.lm_head.head_logprobs`);
+  contrastive system, :func:`lingtest.resources.lm_head.head_logprobs`); ``bf16_normaliser_<R>x<C>`` the same
+  with the head computed R rows by C vocabulary columns at a time (default: the scorer's
+  ``bf16_head_chunk`` x ``bf16_vocab_chunk``), to compare block sizes in one interleaved run;
 * ``bfloat16`` - the whole model loaded in bfloat16 (residual stream and attention too);
 * ``onnx_int8`` - the transformer body exported to ONNX (``torch.onnx.export``), weights int8 by
   ``onnxruntime.quantization.quantize_dynamic`` (per channel, MatMul only), run by ONNX Runtime;
@@ -51,6 +53,7 @@ import math
 import os
 import platform
 import random
+import re
 import statistics
 import sys
 import time
@@ -74,6 +77,8 @@ TORCH_BF16 = {"bf16_linear": False, "bf16_linear_head": True}  # variant -> quan
 ALL_VARIANTS = ("float32", *TORCH_INT8, "torchao_int8", *TORCH_BF16, "bf16_normaliser", "bfloat16", "onnx_int8",
                 "llama_gguf", "llama_gguf_kvf32")
 DEFAULT_VARIANTS = ("float32", *TORCH_INT8, *TORCH_BF16, "bfloat16", "onnx_int8", "llama_gguf")
+#: ``bf16_normaliser_<rows>x<columns>``: the bfloat16 normaliser with other head blocks
+BF16_BLOCKS = re.compile(r"bf16_normaliser_(\d+)x(\d+)")
 AGREEMENT_TARGET = 0.99
 TARGET_AVX2_EXAMPLES_PER_S = 10.0
 
@@ -181,13 +186,16 @@ def torch_variants(names: Sequence[str], template: str) -> tuple[Any, list[Varia
             quant_s = time.perf_counter() - t0
             out.append(Variant(name, _system(q, template).predict, load + quant_s,
                                {"options": opts.label, "quantize_s": round(quant_s, 2)}))
-        elif name == "bf16_normaliser":
+        elif name == "bf16_normaliser" or BF16_BLOCKS.fullmatch(name):
             # the float32 model; the head's log-normaliser in bfloat16 with each row's top logits float32
             t0 = time.perf_counter()
             q = CausalLMScorer.from_model(lm.model, lm.tokenizer, device="cpu")
             q.set_normaliser("bfloat16")
+            if m := BF16_BLOCKS.fullmatch(name):
+                q.bf16_head_chunk, q.bf16_vocab_chunk = int(m[1]), int(m[2])
             out.append(Variant(name, _system(q, template).predict, load + time.perf_counter() - t0,
-                               {"normaliser": "bfloat16", "exact_top": 16}))
+                               {"normaliser": "bfloat16", "exact_top": 16, "head_chunk": q.bf16_head_chunk,
+                                "vocab_chunk": q.bf16_vocab_chunk}))
         elif name == "bfloat16":
             t0 = time.perf_counter()
             b = CausalLMScorer("offline-default", device="cpu", dtype="bfloat16")
@@ -517,7 +525,8 @@ def main() -> None:
     ap.add_argument("--template", choices=sorted(TEMPLATES), default="de")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--variants", default=",".join(DEFAULT_VARIANTS),
-                    help=f"comma-separated, of {', '.join(ALL_VARIANTS)} (float32 always runs)")
+                    help=f"comma-separated, of {', '.join(ALL_VARIANTS)} or bf16_normaliser_<rows>x<columns> "
+                         "(float32 always runs)")
     ap.add_argument("--warmup", type=int, default=4)
     ap.add_argument("--chunks", type=int, default=5, help="timing alternates between the variants chunk by chunk")
     ap.add_argument("--bound", action="store_true", help="add this CPU's float32 GEMM peak (bench/lm_bound.py)")
@@ -527,7 +536,7 @@ def main() -> None:
     ap.add_argument("--out", default=None, help="default: bench/results/quant_<template>.json")
     args = ap.parse_args()
     names = [x.strip() for x in args.variants.split(",") if x.strip() and x.strip() != "float32"]
-    bad = [x for x in names if x not in ALL_VARIANTS]
+    bad = [x for x in names if x not in ALL_VARIANTS and not BF16_BLOCKS.fullmatch(x)]
     if bad:
         ap.error(f"unknown variant(s) {', '.join(bad)}")
 

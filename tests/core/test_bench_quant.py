@@ -81,3 +81,10 @@ def test_ort_body_adapter_scores_as_the_torch_model():
     want = CausalLMScorer.from_model(model, tok, device="cpu").score_grouped(groups, relative=True)
     assert TorchSession.calls == 1  # both groups in one packed pass, through the session
     assert [x for r in got for x in r] == pytest.approx([x for r in want for x in r], abs=1e-5)
+
+
+def test_bf16_normaliser_block_variants_name_rows_and_columns():
+    m = bench_quant.BF16_BLOCKS.fullmatch("bf16_normaliser_512x8192")
+    assert m is not None and (int(m[1]), int(m[2])) == (512, 8192)
+    assert bench_quant.BF16_BLOCKS.fullmatch("bf16_normaliser") is None
+    assert bench_quant.BF16_BLOCKS.fullmatch("bf16_normaliser_512") is None
