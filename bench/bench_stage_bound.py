@@ -44,6 +44,7 @@ sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_profile import machine  # noqa: E402
+from bench_stage_speedups import fresh_cache, kept_rows, stage_bench_arguments  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -127,15 +128,6 @@ else:
 """
 
 
-def fresh_cache(cache: Path) -> Path:
-    """A temporary cache folder linking the workspace cache's models and NLTK data only."""
-    folder = Path(tempfile.mkdtemp(prefix="lingtest-bound-cache-"))
-    for name in ("models", "nltk_data"):
-        if (cache / name).exists():
-            (folder / name).symlink_to(cache / name)
-    return folder
-
-
 def run(case: Case, ws: Path, cache: Path, out: Path, count: bool) -> dict[str, Any]:
     """One run of the stage; with ``count``, the GFLOP torch counted, else the wall seconds."""
     argv = [a.format(ws=ws, out=out) for a in [*case.args, *case.paths, *case.extra]] + ["systems.cache=false",
@@ -208,21 +200,14 @@ def against_half(rows: dict[str, dict[str, Any]], profile: dict[str, Any], basel
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--workspace", type=Path, required=True, help="a workspace after dvc repro -P")
-    ap.add_argument("--cache", type=Path, required=True, help="its LINGTEST_CACHE (models, nltk_data)")
-    ap.add_argument("--only", default="", help="comma-separated case names (default: all)")
-    ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "stage_bound_xeon.json")
-    ap.add_argument("--keep", action="store_true", help="keep the rows of --out for the cases not run now")
+    stage_bench_arguments(ap, ROOT / "bench" / "results" / "stage_bound_xeon.json")
     ap.add_argument("--profile", type=Path, help="a from-scratch profile of this machine (bench_profile.py)")
     ap.add_argument("--baseline-profile", type=Path, help="the profile the half-time target halves")
     args = ap.parse_args()
     from lm_bound import peak_gemm_gflops
 
     chosen = [c for c in CASES if not args.only or c.name in args.only.split(",")]
-    rows = {}
-    if args.keep and args.out.exists():
-        rows = {k: v for k, v in json.loads(args.out.read_text(encoding="utf-8"))["stages"].items()
-                if k not in {c.name for c in chosen}}
+    rows = kept_rows(args.out, args.keep, {c.name for c in chosen})
     for case in chosen:
         peak = peak_gemm_gflops(2)
         with tempfile.TemporaryDirectory(prefix="lingtest-bound-") as tmp:

@@ -103,9 +103,26 @@ CASES = [
 ]
 
 
+def stage_bench_arguments(ap: argparse.ArgumentParser, out: Path) -> None:
+    """The options of a bench that runs pipeline stages on a workspace's inputs: the workspace, its cache, the
+    cases to run, the result file and whether to keep the rows of the cases not run now."""
+    ap.add_argument("--workspace", type=Path, required=True, help="a workspace after dvc repro -P")
+    ap.add_argument("--cache", type=Path, required=True, help="its LINGTEST_CACHE (models, nltk_data)")
+    ap.add_argument("--only", default="", help="comma-separated case names (default: all)")
+    ap.add_argument("--out", type=Path, default=out)
+    ap.add_argument("--keep", action="store_true", help="keep the rows of --out for the cases not run now")
+
+
+def kept_rows(out: Path, keep: bool, running: set[str]) -> dict[str, Any]:
+    """With ``keep``, the rows (``stages``) of an earlier ``out`` for the cases not in ``running``; else none."""
+    if not (keep and out.exists()):
+        return {}
+    return {k: v for k, v in json.loads(out.read_text(encoding="utf-8"))["stages"].items() if k not in running}
+
+
 def fresh_cache(cache: Path) -> Path:
     """A temporary cache folder linking the workspace cache's models and NLTK data only."""
-    folder = Path(tempfile.mkdtemp(prefix="lingtest-speedup-cache-"))
+    folder = Path(tempfile.mkdtemp(prefix="lingtest-stage-cache-"))
     for name in ("models", "nltk_data"):
         if (cache / name).exists():
             (folder / name).symlink_to(cache / name)
@@ -152,17 +169,10 @@ def verdicts(path: Path) -> dict[str, bool]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--workspace", type=Path, required=True, help="a workspace after dvc repro -P")
-    ap.add_argument("--cache", type=Path, required=True, help="its LINGTEST_CACHE (models, nltk_data)")
-    ap.add_argument("--only", default="", help="comma-separated case names (default: all)")
-    ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "stage_speedups_xeon.json")
-    ap.add_argument("--keep", action="store_true", help="keep the rows of --out for the cases not run now")
+    stage_bench_arguments(ap, ROOT / "bench" / "results" / "stage_speedups_xeon.json")
     args = ap.parse_args()
     chosen = [c for c in CASES if not args.only or c.name in args.only.split(",")]
-    rows = {}
-    if args.keep and args.out.exists():
-        rows = {k: v for k, v in json.loads(args.out.read_text(encoding="utf-8"))["stages"].items()
-                if k not in {c.name for c in chosen}}
+    rows = kept_rows(args.out, args.keep, {c.name for c in chosen})
     for case in chosen:
         with tempfile.TemporaryDirectory(prefix="lingtest-speedup-") as tmp:
             b_out, a_out = Path(tmp) / "before", Path(tmp) / "after"

@@ -41,3 +41,11 @@ def test_every_case_turns_its_speed_up_off_by_an_override_of_a_configured_key():
             key, _, value = override.partition("=")
             assert OmegaConf.select(cfg, key, default="missing") != "missing", (case.name, key)
             assert str(OmegaConf.select(cfg, key)) != value or value == "null", (case.name, override)
+
+
+def test_kept_rows_keep_only_the_cases_not_run_now(tmp_path):
+    out = tmp_path / "r.json"
+    assert ss.kept_rows(out, True, {"a"}) == {}  # no earlier file
+    out.write_text(json.dumps({"stages": {"a": {"wall_s": 1}, "b": {"wall_s": 2}}}))
+    assert ss.kept_rows(out, True, {"a"}) == {"b": {"wall_s": 2}}
+    assert ss.kept_rows(out, False, {"a"}) == {}
