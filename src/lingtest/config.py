@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
@@ -28,10 +28,27 @@ def pipeline_datasets(record: str = "", *, _root_: Any) -> list[str]:
             if _enabled(spec) and (not record or spec.get("record", "document") == record)]
 
 
-def unique(items: Any, *, _root_: Any) -> list[str]:
-    """``${lingtest.unique:[a,b,...]}``: the items as strings, each once, in their first order (a list that
-    names a dataset twice through interpolations, ``${dataset}`` among fixed names)."""
-    return list(dict.fromkeys(str(i) for i in items))
+def parsed_splits(*reads: Any, _root_: Any) -> dict[str, list[str]]:
+    """``${lingtest.parsed_splits:read,...}``: dataset -> the splits of its parse that stages read, each once, in
+    their first order. A read is ``{dataset: d, split: s}``, ``{dataset: d, splits: [s, ...]}`` or a list of
+    such (TIN's phrase-index corpora); ``splits: []`` names a corpus a DVC file depends on whatever is read."""
+    out: dict[str, list[str]] = {}
+
+    def add(read: Any) -> None:
+        if isinstance(read, Sequence) and not isinstance(read, str | Mapping):
+            for r in read:
+                add(r)
+            return
+        if not isinstance(read, Mapping) or "dataset" not in read or ("split" in read) == ("splits" in read):
+            raise ValueError("lingtest.parsed_splits: a read is {dataset, split} or {dataset, splits}, "
+                             f"got {read!r}")
+        splits = [read["split"]] if "split" in read else list(read["splits"])
+        have = out.setdefault(str(read["dataset"]), [])
+        have.extend(s for s in dict.fromkeys(map(str, splits)) if s not in have)
+
+    for read in reads:
+        add(to_plain(read))
+    return out
 
 
 def mirror_path(_root_: Any) -> str:
@@ -68,7 +85,7 @@ def register_resolvers() -> None:
 
     for name, fn in (("lingtest.datasets", container(pipeline_datasets)),
                      ("lingtest.inputs", container(pipeline_inputs)), ("lingtest.mirror", mirror_path),
-                     ("lingtest.unique", container(unique))):
+                     ("lingtest.parsed_splits", container(parsed_splits))):
         if not OmegaConf.has_resolver(name):
             OmegaConf.register_new_resolver(name, fn)
 

@@ -20,8 +20,8 @@ pytestmark = [pytest.mark.e2e, pytest.mark.mirror, pytest.mark.models]
 def project(tmp_path, monkeypatch, mirror):
     (tmp_path / "dvc.yaml").write_text("stages: {}\n")
     (tmp_path / "pyproject.toml").write_text("")
-    cfg = compose([f"profile.mirror={mirror}", "tracking.enabled=false", f"parser.cache_dir={tmp_path / 'parses'}"],
-                  conf_dir=ROOT / "conf")
+    cfg = compose([f"profile.mirror={mirror}", "tracking.enabled=false", f"parser.cache_dir={tmp_path / 'parses'}",
+                   "dataset=conll2012_sample"], conf_dir=ROOT / "conf")
     monkeypatch.chdir(tmp_path)
     return tmp_path, cfg
 
@@ -49,3 +49,30 @@ def test_conll2012_sample_download_prepare_parse(project):
     assert tracker.metrics["sentences"] == sum(len(d.sentences) for d in all_parsed)
     # the manifest is portable: its root is relative to the project
     assert not OmegaConf.load(root / "data" / "manifests" / "conll2012_sample.json").root.startswith("/")
+
+
+def test_parse_writes_only_the_splits_stages_read(project):
+    """``parse@<dataset>`` parses ``pipeline.parse.<dataset>`` (derived from the splits the stages read), drops
+    a split no stage reads any more, and names a split its prepare stage did not write."""
+    from lingtest.errors import ConfigError
+
+    root, cfg = project
+    tracker = NullTracker()
+    run_body(download_stage, cfg, tracker, "conll2012_sample")
+    run_body(prepare_stage, cfg, tracker, "conll2012_sample")
+    assert list(cfg.pipeline.parse.conll2012_sample) == ["train", "dev", "test"]
+    run_body(parse_stage, cfg, tracker, "conll2012_sample")
+    out = root / "data" / "parsed" / "conll2012_sample"
+    assert sorted(p.stem for p in out.glob("*.jsonl")) == ["dev", "test", "train"]
+    only_test = compose([f"profile.mirror={cfg.profile.mirror}", "tracking.enabled=false",
+                         f"parser.cache_dir={cfg.parser.cache_dir}", "dataset=conll2012_sample",
+                         "adversarial.splits=[test]", "coref_training.train_split=test",
+                         "coref_training.dev_split=test"], conf_dir=ROOT / "conf")
+    assert list(only_test.pipeline.parse.conll2012_sample) == ["test"]
+    assert run_body(parse_stage, only_test, NullTracker(), "conll2012_sample") == {"test": 2}
+    assert sorted(p.stem for p in out.glob("*.jsonl")) == ["test"]
+    bad = compose([f"profile.mirror={cfg.profile.mirror}", "tracking.enabled=false", "dataset=conll2012_sample",
+                   "adversarial.splits=[test,validation]"], conf_dir=ROOT / "conf")
+    with pytest.raises(ConfigError, match=r"pipeline.parse.conll2012_sample reads split\(s\) \['validation'\]"):
+        run_body(parse_stage, bad, NullTracker(), "conll2012_sample")
+    assert sorted(p.stem for p in out.glob("*.jsonl")) == ["test"]  # nothing lost before the error

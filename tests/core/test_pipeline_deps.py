@@ -154,15 +154,36 @@ def test_derived_pipeline_lists_follow_the_specs(monkeypatch, tmp_path):
              for m in re.findall(r"\$\{paths\.parsed\}/(\w+)\s*$", f.read_text(encoding="utf-8"), re.M)}
     assert fixed == {"conll2003", "ontogum"}
     for c in (cfg, compose(["dataset=gum"], conf_dir=ROOT / "conf"),
-              compose(["s2lct.suites.sst.search.corpus=sst_lines"], conf_dir=ROOT / "conf")):
-        read = {str(c.dataset), *fixed, *(str(x.dataset) for x in c.tin.phrase_index.corpora),
-                *(str(s.search.corpus) for s in c.s2lct.suites.values())}
-        assert set(c.pipeline.parse) == read and len(c.pipeline.parse) == len(read)
+              compose(["s2lct.suites.sst.search.corpus=sst_lines"], conf_dir=ROOT / "conf"),
+              compose(["profile=offline"], conf_dir=ROOT / "conf")):
+        # dataset -> the splits read parsed: the adversarial sets and the coreference training read the
+        # coreference dataset, TIN's phrase index its corpora, each S2LCT suite its search corpus
+        read: dict[str, set[str]] = {name: set() for name in fixed}
+        for name, splits in ((c.dataset, [*c.adversarial.splits, c.coref_training.train_split,
+                                          c.coref_training.dev_split]),
+                             *((x.dataset, [x.split]) for x in c.tin.phrase_index.corpora),
+                             *((s.search.corpus, s.search.splits) for s in c.s2lct.suites.values())):
+            read.setdefault(str(name), set()).update(map(str, splits))
+        assert {k: set(v) for k, v in c.pipeline.parse.items()} == read
+        assert all(len(v) == len(set(v)) for v in c.pipeline.parse.values())
+    # the demo parses CoNLL-2003's dev split only (its phrase index), not the train split the full profile reads
+    assert list(cfg.pipeline.parse.conll2003) == ["dev"]
     assert "conll2012" not in cfg.pipeline.datasets  # needs a network
     assert "conll2012" in compose(["profile=hub"], conf_dir=ROOT / "conf").pipeline.datasets
     assert set(cfg.pipeline.inputs) == set(cfg.pipeline.datasets)
     monkeypatch.setenv("LINGTEST_MIRROR", str(tmp_path))
     assert set(compose(conf_dir=ROOT / "conf").pipeline.inputs.values()) == {str(tmp_path)}
+
+
+def test_parsed_splits_merges_reads_and_names_a_bad_one():
+    from lingtest.config import parsed_splits
+
+    reads = ({"dataset": "a", "splits": ["train", "dev"]}, [{"dataset": "b", "split": "dev"}, {"dataset": "a",
+             "split": "test"}], {"dataset": "a", "splits": ["dev"]}, {"dataset": "c", "splits": []})
+    assert parsed_splits(*reads, _root_=None) == {"a": ["train", "dev", "test"], "b": ["dev"], "c": []}
+    for bad in ({"split": "dev"}, {"dataset": "a"}, {"dataset": "a", "split": "x", "splits": ["y"]}, "a"):
+        with pytest.raises(ValueError, match="a read is"):
+            parsed_splits(bad, _root_=None)
 
 
 def test_dvc_own_hydra_composition_loads_the_resolvers(tmp_path):

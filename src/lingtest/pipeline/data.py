@@ -58,16 +58,34 @@ def prepare_stage(ctx: StageContext, item: str) -> dict[str, int]:
     return counts
 
 
-def parse_stage(ctx: StageContext, item: str) -> dict[str, int]:
-    """Parse every prepared split of ``item`` into ``data/parsed/<item>/<split>.jsonl``."""
+def parse_splits(ctx: StageContext, item: str) -> list[Path]:
+    """The prepared splits of ``item`` that stages read parsed (``pipeline.parse.<item>``, derived from the
+    stages' configuration): ConfigError for a split its prepare stage did not write."""
+    from lingtest.errors import ConfigError
+
     src = ctx.path("prepared") / item
-    files = sorted(src.glob("*.jsonl"))
-    if not files:
+    splits = ctx.cfg.pipeline.parse.get(item)
+    if splits is None:
+        raise ConfigError(f"pipeline.parse has no entry for {item!r}: no stage reads its parse")
+    written = sorted(p.stem for p in src.glob("*.jsonl"))
+    if not written:
         ctx.require(src / "<split>.jsonl", f"prepare@{item}")
+    missing = [str(s) for s in splits if str(s) not in written]
+    if missing:
+        raise ConfigError(f"pipeline.parse.{item} reads split(s) {missing} that prepare@{item} did not write "
+                          f"(it wrote {written}): a stage's split setting names a split {item} lacks")
+    return [src / f"{s}.jsonl" for s in splits]
+
+
+def parse_stage(ctx: StageContext, item: str) -> dict[str, int]:
+    """Parse the splits of ``item`` that stages read (``pipeline.parse.<item>``) into
+    ``data/parsed/<item>/<split>.jsonl``; the folder holds nothing else."""
+    files = parse_splits(ctx, item)
     from lingtest.parsing.cache import build_parser
 
     parser = build_parser(ctx.cfg.parser)
     out = ctx.path("parsed") / item
+    out.mkdir(parents=True, exist_ok=True)  # DVC's output, even where no split is read (`splits: []`)
     counts: dict[str, int] = {}
     sentences = 0
     for path in files:
