@@ -259,3 +259,25 @@ def test_the_fill_ranker_shares_the_naturalness_lm_when_the_precision_is_the_sam
     assert other is not parts.lm
     assert built == ["auto", "bfloat16"]  # the model is loaded once per precision
     assert lm_mod.same_precision("auto", "float32") and not lm_mod.same_precision("float32", "bfloat16")
+
+
+def test_the_lm_shares_one_score_cache_when_configured(monkeypatch, tmp_path):
+    """``tin.score_cache``: the naturalness LM and a fill ranker of another precision both reuse scores through
+    the one cache under ``$LINGTEST_CACHE``; false: neither has a cache."""
+    import lingtest.resources.lm as lm_mod
+    from lingtest.resources.lm_cache import ScoreCache
+
+    class Scorer:
+        score_cache = None
+
+        def use_score_cache(self, cache: Any) -> None:
+            self.score_cache = cache
+
+    monkeypatch.setenv("LINGTEST_CACHE", str(tmp_path))
+    monkeypatch.setattr(lm_mod, "scorer_from_config", lambda res: Scorer())
+    cfg = OmegaConf.merge(_cfg(score_cache=True), {"resources": {"lm": {"dtype": "float32"}}})
+    parts = _parts(cfg)
+    assert isinstance(parts.lm.score_cache, ScoreCache) and parts.lm.score_cache.path.is_relative_to(tmp_path)
+    assert parts.lm_scorer("bfloat16").score_cache is parts.lm.score_cache
+    off = _parts(OmegaConf.merge(_cfg(score_cache=False), {"resources": {"lm": {"dtype": "float32"}}}))
+    assert off.lm.score_cache is None and off.lm_scorer("bfloat16").score_cache is None

@@ -37,6 +37,7 @@ from lingtest.resources.lm_packing import (
     plan_passes,
     shared_prefix_length,
 )
+from lingtest.resources.lm_rows import padded_head_rows, plan_rows, row_tensors
 from lingtest.resources.threads import idle_cpus, resolve_threads
 
 __all__ = ["Candidate", "CausalLMScorer", "MaskedLMScorer", "PackedGroups", "Reduction", "TokenScores",
@@ -131,6 +132,14 @@ def _check_texts(texts: Sequence[str]) -> list[str]:
         if not isinstance(t, str):
             raise TypeError(f"texts[{i}] is {type(t).__name__}, expected str")
     return out
+
+
+def _sum(values: Iterable[float]) -> float:
+    """The sum of a text's token log-probabilities, left to right in double precision (the cached layout)."""
+    total = 0.0
+    for v in values:
+        total += float(v)
+    return total
 
 
 def _pad_right(seqs: Sequence[Sequence[int]], pad_id: int):
@@ -228,12 +237,18 @@ class CausalLMScorer:
         # the generation of a suite)
         self.normaliser = "float32"
         self._head_bf16: Any = None  # the head's weight in bfloat16, made on first use
-        # the bfloat16 normaliser's rows and columns per product: on the AMX Xeon, bfloat16 products of the
-        # head were slower than float32 in small blocks and 2-3x faster in blocks this large (head alone)
+        # the bfloat16 normaliser's rows and columns per product (bench/results/quant_de_normaliser_blocks_xeon.json:
+        # whole scoring as fast with 512 x 8192 blocks on the AMX Xeon, no clear difference)
         self.bf16_head_chunk = 1024
         self.bf16_vocab_chunk = 32768
         self.group_batch_size = max(self.batch_size, 128)  # texts per packed pass in score_grouped
         self.pack_tokens = 1024  # tokens per packed pass in score_grouped (attention is quadratic in it)
+        # with a score cache (use_score_cache): groups are scored in the batch-invariant row layout of
+        # lingtest.resources.lm_rows, rows padded to a multiple of row_step tokens, row_tokens per pass
+        self.score_cache: Any = None
+        self.row_step = 32
+        self.row_tokens = 512
+        self._weights_id: str | None = None
 
     def _encode(self, text: str) -> list[int]:
         ids = list(self.tokenizer(text, add_special_tokens=False)["input_ids"])
@@ -384,10 +399,13 @@ class CausalLMScorer:
         shared prefix's log-probability - the same constant for every text of a group, so a
         softmax over a group is unchanged - and saves the head over the prefix. A group whose
         texts share no token (no BOS), or that cannot be packed (see :meth:`_packable`), falls
-        back to :meth:`score`."""
+        back to :meth:`score`. With a score cache (:meth:`use_score_cache`) groups are scored one per row
+        (:mod:`lingtest.resources.lm_rows`) and each group already in the cache is not scored again."""
         import torch
 
         groups = [_check_texts(g) for g in groups]
+        if self.score_cache is not None:
+            return self._cached_grouped(groups, relative=relative, per_token=False)
         out: list[list[float] | None] = [None] * len(groups)
         jobs: list[tuple[int, list[list[int]], int]] = []  # (group, encoded texts, prefix length)
         for gi, texts in enumerate(groups):
@@ -416,10 +434,13 @@ class CausalLMScorer:
         its one-word variants), each group's longest common token prefix run once in a packed
         forward pass (:meth:`score_grouped`'s layout with every token scored). Same values as
         :meth:`token_logprobs` up to float rounding; a group that cannot be packed (one text, no
-        shared token, or see :meth:`_packable`) goes through :meth:`token_logprobs`."""
+        shared token, or see :meth:`_packable`) goes through :meth:`token_logprobs`. With a score cache, as
+        :meth:`score_grouped`."""
         import torch
 
         groups = [_check_texts(g) for g in groups]
+        if self.score_cache is not None:
+            return self._cached_grouped(groups, relative=False, per_token=True)
         out: list[list[TokenScores] | None] = [None] * len(groups)
         jobs: list[tuple[int, list[list[int]], int]] = []
         for gi, texts in enumerate(groups):
@@ -461,6 +482,123 @@ class CausalLMScorer:
                                                   token_ids=ids[1:], logprobs=lps))
                     out[gi] = scored
         return [list(o or []) for o in out]
+
+    # -- the score cache ------------------------------------------------------------------------------
+    def use_score_cache(self, cache: Any) -> None:
+        """Reuse the scores of groups this model already scored (here or in an earlier process):
+        ``cache`` a :class:`~lingtest.resources.lm_cache.ScoreCache` (``None``: no cache). From then on
+        :meth:`score_grouped` and :meth:`token_logprobs_grouped` score in the batch-invariant layout of
+        :mod:`lingtest.resources.lm_rows`, so a cached value is the bits a fresh computation gives."""
+        self.score_cache = cache
+
+    def cache_fingerprint(self) -> dict[str, Any]:
+        """What a cached score depends on besides its texts (:mod:`lingtest.resources.lm_cache`)."""
+        import platform
+
+        import torch
+        import transformers
+
+        if self._weights_id is None:
+            folder = os.path.expanduser(str(self.model_name))
+            if os.path.isdir(folder) and self.score_cache is not None:
+                self._weights_id = self.score_cache.fingerprint_of_folder(folder)
+            else:  # a model built in memory (or a hub id): its parameters
+                import hashlib
+
+                h = hashlib.sha256()
+                for name, t in sorted(self.model.state_dict().items()):
+                    h.update(name.encode())
+                    h.update(t.detach().to("cpu").contiguous().view(-1).view(torch.uint8).numpy().tobytes())
+                self._weights_id = h.hexdigest()
+        return {"weights": self._weights_id, "dtype": str(self.dtype), "device": self.device,
+                "bos": self.bos_id, "max_length": self.max_length, "normaliser": self.normaliser,
+                "head": [self.head_chunk, self.vocab_chunk, self.bf16_head_chunk, self.bf16_vocab_chunk],
+                "rows": [self.row_tokens, self.row_step], "attention": getattr(
+                    getattr(self.model, "config", None), "_attn_implementation", None),
+                "torch": torch.__version__, "transformers": transformers.__version__,
+                "cpu": [platform.machine(), torch.backends.cpu.get_cpu_capability()],
+                "threads": torch.get_num_threads()}
+
+    def _cached_grouped(self, groups: Sequence[Sequence[str]], *, relative: bool, per_token: bool) -> list[Any]:
+        """:meth:`score_grouped` (``per_token=False``) or :meth:`token_logprobs_grouped` through the score
+        cache: each distinct group looked up, the others scored by :meth:`_score_rows` and stored pass by
+        pass."""
+        cache = self.score_cache
+        method = "token_logprobs_grouped" if per_token else "score_grouped"
+        fp = self.cache_fingerprint()
+        uniq = list(dict.fromkeys(tuple(g) for g in groups if g))
+        values: dict[tuple[str, ...], Any] = {}
+        for g, v in zip(uniq, cache.get(fp, method, relative, uniq, per_token), strict=True):
+            if v is not None:
+                values[g] = v
+        todo = [g for g in uniq if g not in values]
+        log.info("LM score cache: %d of %d groups found, %d to score (%s)", len(uniq) - len(todo), len(uniq),
+                 len(todo), method)
+
+        def keep(done: list[tuple[tuple[str, ...], Any]]) -> None:
+            cache.put(fp, method, relative, done, per_token)
+            values.update(done)
+
+        if todo:
+            self._score_rows(todo, relative=relative, per_token=per_token, done=keep)
+        out: list[Any] = []
+        for texts in groups:
+            if not texts:
+                out.append([])
+            elif per_token:
+                out.append([self._token_scores(t, lps) for t, lps in zip(texts, values[tuple(texts)], strict=True)])
+            else:
+                out.append(list(values[tuple(texts)]))
+        return out
+
+    def _token_scores(self, text: str, logprobs: list[float]) -> TokenScores:
+        scored = self._encode(text)[1:]
+        return TokenScores(text=text, tokens=self.tokenizer.convert_ids_to_tokens(scored), token_ids=scored,
+                           logprobs=list(logprobs))
+
+    def _score_rows(self, groups: Sequence[tuple[str, ...]], *, relative: bool, per_token: bool,
+                    done: Callable[[list[tuple[tuple[str, ...], Any]]], None]) -> None:
+        """Score ``groups`` so that each group's values depend on the group alone: a group that can be packed
+        as its own row of :mod:`lingtest.resources.lm_rows`, the others each alone through
+        :meth:`token_logprobs`. ``done`` gets each pass's ``(group, value)`` pairs (a value: one summed
+        log-probability per text, or with ``per_token`` one list of token log-probabilities per text)."""
+        import torch
+
+        rows: list[tuple[tuple[str, ...], PackedGroups]] = []
+        for g in groups:
+            enc = [self._encode(t) for t in g]
+            p = shared_prefix_length(enc) if len(enc) > 1 or not per_token else 0
+            if p < 1 or not self._packable(enc):
+                scored = self.token_logprobs(list(g))
+                done([(g, [list(map(float, s.logprobs)) if per_token else _sum(s.logprobs) for s in scored])])
+                continue
+            rows.append((g, pack_groups([enc], [p], relative=relative)))
+        dev = self.device
+        dtype = next(self.model.parameters()).dtype
+        with torch.inference_mode(), attention_guard(self.device):
+            for batch in plan_rows([len(pk.ids) for _, pk in rows], tokens=self.row_tokens, step=self.row_step):
+                members = [rows[i] for i in batch.rows]
+                ids, positions, mask = row_tensors([pk for _, pk in members], batch.length, batch.size,
+                                                   self.pad_id, dtype)
+                hidden = self.model.base_model(input_ids=ids.to(dev), attention_mask=mask.to(dev),
+                                               position_ids=positions.to(dev), use_cache=False).last_hidden_state
+                flat = hidden.reshape(batch.size * batch.length, -1)
+                wanted = [b * batch.length + r for b, (_, pk) in enumerate(members) for r in pk.head_rows]
+                uniq = padded_head_rows(sorted(set(wanted)))
+                where = {r: k for k, r in enumerate(uniq)}
+                targets = [t for _, pk in members for t in pk.targets]
+                lp = self._head_logprobs(flat[torch.tensor(uniq, dtype=torch.long, device=dev)],
+                                         torch.tensor([where[r] for r in wanted], dtype=torch.long, device=dev),
+                                         torch.tensor(targets, dtype=torch.long, device=dev)).float().cpu().tolist()
+                finished = []
+                k = 0
+                for g, pk in members:
+                    per_text: list[list[float]] = [[] for _ in g]
+                    for owner in pk.owners:
+                        per_text[owner].append(float(lp[k]))
+                        k += 1
+                    finished.append((g, per_text if per_token else [_sum(v) for v in per_text]))
+                done(finished)
 
     def score_continuations(self, prefix: str, continuations: Sequence[str], *,
                             relative: bool = False) -> list[float]:

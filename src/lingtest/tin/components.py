@@ -115,7 +115,15 @@ class Parts:
         """The causal LM of the naturalness filter (``resources.lm``)."""
         from lingtest.resources.lm import scorer_from_config
 
-        return self._get("lm", lambda: scorer_from_config(self.ctx.cfg.resources))
+        return self._get("lm", lambda: self._cached(scorer_from_config(self.ctx.cfg.resources)))
+
+    def _cached(self, scorer: Any) -> Any:
+        """``scorer`` with the shared LM score cache when ``tin.score_cache`` (and it is a causal LM)."""
+        if self.config.score_cache and hasattr(scorer, "use_score_cache"):
+            from lingtest.resources.lm_cache import ScoreCache
+
+            scorer.use_score_cache(self._get("score_cache", ScoreCache))
+        return scorer
 
     @property
     def embedder(self) -> Any:
@@ -148,7 +156,7 @@ class Parts:
         if not dtype or same_precision(dtype, res.lm.dtype):
             return self.lm
         merged: Any = OmegaConf.merge(res, {"lm": {"dtype": str(dtype)}})
-        return scorer_from_config(merged)
+        return self._cached(scorer_from_config(merged))
 
     @property
     def phrase_index(self) -> Any:

@@ -103,6 +103,7 @@ class TinConfig(TinTraining):
     min_tokens: int
     max_tokens: int
     systems: list[str]
+    score_cache: bool
     #: name -> its entry, in generation order, each an instance of its registered class's ``Config``
     transformations: dict[str, TransformationConfig]
     phrase_index: PhraseIndex
