@@ -21,14 +21,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
-import resource
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +33,7 @@ sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_profile import machine  # noqa: E402
-from bench_stage_speedups import fresh_cache  # noqa: E402
+from bench_stage_speedups import fresh_cache, run_stage_process  # noqa: E402
 
 #: TIN's stages that score with its LM, in the order `dvc repro` runs them
 STAGES = [("tin_generate", "spacy_sm"), ("tin_generate", "minilm_ner"), ("tin_repair", "spacy_sm"),
@@ -95,17 +91,8 @@ def run(stage: str, item: str, overrides: list[str], ws: Path, cache: Path, out:
     """One run of a stage with ``cache`` as its ``LINGTEST_CACHE``: wall and CPU seconds, the cache's counts."""
     extra = REPAIR_INPUTS if stage == "tin_repair" else []
     args = [stage, item, *(a.format(ws=ws, out=out) for a in [*INPUTS, *extra, *OUTPUTS]), *overrides]
-    env = {**os.environ, "LINGTEST_CACHE": str(cache), "PYTHONPATH": str(ROOT / "src"), "LINGTEST_NO_PROGRESS": "1"}
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "lingtest.pipeline.stage", *args, "systems.cache=false",
-                           "tracking.enabled=false"], cwd=ROOT, env=env, capture_output=True, text=True)
-    wall = time.perf_counter() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if proc.returncode != 0:
-        raise SystemExit(f"{stage}@{item} {overrides}: exit {proc.returncode}\n{proc.stderr[-3000:]}")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return {"wall_s": round(wall, 1), "cpu_s": round(cpu, 1), **cache_counts(proc.stderr)}
+    log, seconds = run_stage_process(args, cache, f"{stage}@{item} {overrides}")
+    return {"wall_s": seconds["wall_s"], "cpu_s": seconds["cpu_s"], **cache_counts(log)}
 
 
 def main() -> None:

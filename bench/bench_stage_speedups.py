@@ -129,23 +129,31 @@ def fresh_cache(cache: Path) -> Path:
     return folder
 
 
-def run(case: Case, overrides: list[str], ws: Path, cache: Path, out: Path) -> dict[str, Any]:
-    """One run of the stage: wall and CPU seconds (its process and children)."""
-    args = [a.format(ws=ws, out=out) for a in [*case.args, *case.paths, *overrides, *case.extra]]
-    folder = fresh_cache(cache)
-    env = {**os.environ, "LINGTEST_CACHE": str(folder), "PYTHONPATH": str(ROOT / "src"),
-           "LINGTEST_NO_PROGRESS": "1"}
+def run_stage_process(args: list[str], cache: Path, what: str) -> tuple[str, dict[str, Any]]:
+    """``python -m lingtest.pipeline.stage ARGS`` from this checkout with ``cache`` as its ``LINGTEST_CACHE``, no
+    prediction cache and tracking off: its log (stderr) and its wall and CPU seconds (its process and children).
+    Exits naming ``what`` when the stage fails."""
+    env = {**os.environ, "LINGTEST_CACHE": str(cache), "PYTHONPATH": str(ROOT / "src"), "LINGTEST_NO_PROGRESS": "1"}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "lingtest.pipeline.stage", *args, "systems.cache=false",
                            "tracking.enabled=false"], cwd=ROOT, env=env, capture_output=True, text=True)
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    shutil.rmtree(folder, ignore_errors=True)
     if proc.returncode != 0:
-        raise SystemExit(f"{case.name} {overrides}: exit {proc.returncode}\n{proc.stderr[-3000:]}")
+        raise SystemExit(f"{what}: exit {proc.returncode}\n{proc.stderr[-3000:]}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return {"wall_s": round(wall, 1), "cpu_s": round(cpu, 1), "cores_busy": round(cpu / wall, 2)}
+    return proc.stderr, {"wall_s": round(wall, 1), "cpu_s": round(cpu, 1), "cores_busy": round(cpu / wall, 2)}
+
+
+def run(case: Case, overrides: list[str], ws: Path, cache: Path, out: Path) -> dict[str, Any]:
+    """One run of the stage with a fresh cache folder: wall and CPU seconds (its process and children)."""
+    args = [a.format(ws=ws, out=out) for a in [*case.args, *case.paths, *overrides, *case.extra]]
+    folder = fresh_cache(cache)
+    try:
+        return run_stage_process(args, folder, f"{case.name} {overrides}")[1]
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def same_tree(a: Path, b: Path) -> tuple[bool, list[str]]:

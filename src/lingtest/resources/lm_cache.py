@@ -38,11 +38,9 @@ def default_cache_path() -> Path:
 
 
 def _file_digest(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
+    from lingtest.resources.models import file_sha256
+
+    return file_sha256(path)
 
 
 def weights_fingerprint(folder: str | Path, store: JSONStore | None = None) -> str:

@@ -68,7 +68,8 @@ def _gguf_package():
         ) from exc
 
 
-def _sha256(path: Path) -> str:
+def file_sha256(path: Path) -> str:
+    """sha256 of a file's bytes, read a megabyte at a time."""
     digest = hashlib.sha256()
     with path.open("rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
@@ -85,7 +86,7 @@ def assemble_gguf(dest: str | os.PathLike[str] | None = None) -> Path:
     """
     pkg = _gguf_package()
     target = Path(dest) if dest is not None else default_gguf_path()
-    if target.exists() and _sha256(target) == pkg.EXPECTED_SHA256:
+    if target.exists() and file_sha256(target) == pkg.EXPECTED_SHA256:
         return target
     try:
         pkg.verify_chunks()
@@ -99,7 +100,7 @@ def assemble_gguf(dest: str | os.PathLike[str] | None = None) -> Path:
             for chunk in pkg.chunk_paths():
                 with Path(chunk).open("rb") as src:
                     shutil.copyfileobj(src, out, 1 << 20)
-        got = _sha256(tmp)
+        got = file_sha256(tmp)
         if got != pkg.EXPECTED_SHA256:
             raise MissingResourceError(
                 f"reassembled GGUF has sha256 {got}, expected {pkg.EXPECTED_SHA256}; "
@@ -154,7 +155,7 @@ def conversion_record(model_dir: str | os.PathLike[str]) -> dict[str, object]:
     if info is None or not is_converted(d):
         raise MissingResourceError(f"{d} holds no finished conversion; run `python -m "
                                    f"lingtest.resources.models convert --dest {d}`")
-    files = {p.name: _sha256(p) for p in sorted(d.iterdir()) if p.is_file() and p.name != MARKER_FILE}
+    files = {p.name: file_sha256(p) for p in sorted(d.iterdir()) if p.is_file() and p.name != MARKER_FILE}
     return {**dataclasses.asdict(info), "files": files}
 
 
@@ -212,7 +213,7 @@ def convert_gguf_model(dest_dir: str | os.PathLike[str] | None = None, *, dtype:
         info = conversion_info(dest)
         assert info is not None  # is_converted(dest) holds
         same_source = gguf_path is None or (Path(gguf_path).is_file()
-                                            and _sha256(Path(gguf_path)) == info.source_sha256)
+                                            and file_sha256(Path(gguf_path)) == info.source_sha256)
         if info.dtype == dtype and same_source:
             return dest
         log.info("re-converting %s: it holds a %s conversion of %s, asked for %s", dest, info.dtype,
@@ -234,7 +235,7 @@ def convert_gguf_model(dest_dir: str | os.PathLike[str] | None = None, *, dtype:
     try:
         model.save_pretrained(str(tmp), safe_serialization=True)
         tokenizer.save_pretrained(str(tmp))
-        info = ConversionInfo(source_gguf=gguf.name, source_sha256=_sha256(gguf), dtype=dtype,
+        info = ConversionInfo(source_gguf=gguf.name, source_sha256=file_sha256(gguf), dtype=dtype,
                               transformers_version=transformers.__version__)
         (tmp / MARKER_FILE).write_text(json.dumps(dataclasses.asdict(info), indent=2, sort_keys=True) + "\n",
                                        encoding="utf-8")
