@@ -1,4 +1,5 @@
-"""The LM score cache across TIN's stages, on one machine and one day: the stages that score with TIN's LM run in
+"""The LM score cache across TIN's stages, on one machine and one day: the stages that score with TIN's LM in the
+configuration (``params.yaml``: the generation and repair of every system, the baseline of every attacked one) run in
 pipeline order three ways from this checkout, on the inputs of a workspace that has run the pipeline.
 
 * **before**: ``tin.score_cache=false`` (the packed layout, no cache), each stage with its own fresh cache folder;
@@ -35,9 +36,13 @@ sys.path.insert(0, str(ROOT / "bench"))
 from bench_profile import machine  # noqa: E402
 from bench_stage_speedups import fresh_cache, run_stage_process  # noqa: E402
 
-#: TIN's stages that score with its LM, in the order `dvc repro` runs them
-STAGES = [("tin_generate", "spacy_sm"), ("tin_generate", "minilm_ner"), ("tin_repair", "spacy_sm"),
-          ("tin_repair", "minilm_ner"), ("tin_baseline", "spacy_sm"), ("tin_baseline", "minilm_ner")]
+
+def tin_lm_stages(params: Any) -> list[tuple[str, str]]:
+    """TIN's stages that score with its LM, in the order ``dvc repro`` runs them: the generation and the repair of
+    every system of ``tin.systems``, the baseline of every system of ``tin.baseline.systems``."""
+    tin = params["tin"]
+    return [*(("tin_generate", s) for s in tin["systems"]), *(("tin_repair", s) for s in tin["systems"]),
+            *(("tin_baseline", s) for s in tin["baseline"]["systems"])]
 INPUTS = ["paths.tin.sources={ws}/data/tin/conll2003/sources.jsonl",
           "paths.tin.phrase_index={ws}/data/tin/phrase_index.npz",
           "paths.tin.ner_model={ws}/models/tin/minilm_ner", "systems.ner.minilm_ner.path={ws}/models/tin/minilm_ner"]
@@ -101,11 +106,14 @@ def main() -> None:
     ap.add_argument("--cache", type=Path, required=True, help="its LINGTEST_CACHE (models, nltk_data)")
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "score_cache_xeon.json")
     args = ap.parse_args()
+    import yaml
+
+    stages = tin_lm_stages(yaml.safe_load((ROOT / "params.yaml").read_text(encoding="utf-8")))
     rows: dict[str, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory(prefix="lingtest-score-cache-") as tmp:
         shared = fresh_cache(args.cache)
         try:
-            for stage, item in STAGES:
+            for stage, item in stages:
                 name = stage_name(stage, item)
                 folder = fresh_cache(args.cache)
                 before = run(stage, item, ["tin.score_cache=false"], args.workspace, folder,
@@ -124,7 +132,7 @@ def main() -> None:
             shutil.rmtree(shared, ignore_errors=True)
     total = {k: round(sum(r[k]["wall_s"] for r in rows.values()), 1) for k in ("before", "after", "cold")}
     result = {"benchmark": "score_cache", "workspace": str(args.workspace), "machine": machine(),
-              "caches_cold": True, "order": [stage_name(*s) for s in STAGES],
+              "caches_cold": True, "order": [stage_name(*s) for s in stages],
               "note": "per stage: before (tin.score_cache=false), after (true, one cache shared by the stages in "
                       "this order, empty at the start) and cold (true, an empty cache), one after the other, "
                       "nothing else running; no parse or prediction cache",

@@ -35,8 +35,12 @@ def test_outputs_compare_without_their_timings(tmp_path):
     assert bench.without_timings({"seconds": 1, "a": [{"seconds_per_case": 2, "b": 3}]}) == {"a": [{"b": 3}]}
 
 
-def test_every_stage_is_a_tin_stage_that_scores_with_its_lm():
+def test_the_stages_are_tin_lm_stages_of_the_configuration():
+    from lingtest.config import load_params
     from lingtest.pipeline.stage import STAGES
 
-    assert {s for s, _ in bench.STAGES} <= set(STAGES)
-    assert [s for s, _ in bench.STAGES][:2] == ["tin_generate", "tin_generate"]
+    params = {"tin": {"systems": ["a", "b"], "baseline": {"systems": ["b"]}}}
+    assert bench.tin_lm_stages(params) == [("tin_generate", "a"), ("tin_generate", "b"), ("tin_repair", "a"),
+                                           ("tin_repair", "b"), ("tin_baseline", "b")]
+    demo = bench.tin_lm_stages(load_params(ROOT / "params.yaml"))
+    assert {s for s, _ in demo} <= set(STAGES) and demo[0][0] == "tin_generate"
