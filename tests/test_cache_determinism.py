@@ -281,7 +281,7 @@ def test_lm_conversion_is_reproducible(tmp_path):
     assert record == models.conversion_record(second)
     text = json.dumps(record)
     assert "seconds" not in record and str(tmp_path) not in text and "model.safetensors" in record["files"]
-    assert record["dtype"] == "bfloat16" and record["source_sha256"] == models._sha256(gguf_path)
+    assert record["dtype"] == "bfloat16" and record["source_sha256"] == models.file_sha256(gguf_path)
 
     # the copies score alike: converted just now vs converted before and loaded again
     from lingtest.resources.lm import CausalLMScorer

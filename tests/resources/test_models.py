@@ -76,6 +76,6 @@ def test_cli_path(capsys, monkeypatch, tmp_path):
 def test_assemble_gguf_verifies_checksum(tmp_path):
     pkg = pytest.importorskip(models.GGUF_PACKAGE)
     out = models.assemble_gguf(tmp_path / "g.gguf")
-    assert models._sha256(out) == pkg.EXPECTED_SHA256
+    assert models.file_sha256(out) == pkg.EXPECTED_SHA256
     assert out.read_bytes()[:4] == b"GGUF"
     assert models.assemble_gguf(out) == out  # already there: kept
