@@ -76,3 +76,17 @@ def test_parse_writes_only_the_splits_stages_read(project):
     with pytest.raises(ConfigError, match=r"pipeline.parse.conll2012_sample reads split\(s\) \['validation'\]"):
         run_body(parse_stage, bad, NullTracker(), "conll2012_sample")
     assert sorted(p.stem for p in out.glob("*.jsonl")) == ["test"]  # nothing lost before the error
+
+
+def test_a_corpus_with_no_split_read_gets_an_empty_folder_and_no_parser(project, monkeypatch):
+    import lingtest.parsing.cache as parsing_cache
+
+    root, cfg = project
+    run_body(download_stage, cfg, NullTracker(), "conll2012_sample")
+    run_body(prepare_stage, cfg, NullTracker(), "conll2012_sample")
+    run_body(parse_stage, cfg, NullTracker(), "conll2012_sample")
+    cfg.pipeline.parse.conll2012_sample = []  # a corpus a DVC file names but no stage reads (`splits: []`)
+    monkeypatch.setattr(parsing_cache, "build_parser", lambda *a, **k: pytest.fail("no split to parse"))
+    assert run_body(parse_stage, cfg, NullTracker(), "conll2012_sample") == {}
+    out = root / "data" / "parsed" / "conll2012_sample"
+    assert out.is_dir() and not list(out.iterdir())

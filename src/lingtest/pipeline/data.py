@@ -83,12 +83,14 @@ def parse_stage(ctx: StageContext, item: str) -> dict[str, int]:
     files = parse_splits(ctx, item)
     from lingtest.parsing.cache import build_parser
 
-    parser = build_parser(ctx.cfg.parser)
     out = ctx.path("parsed") / item
     out.mkdir(parents=True, exist_ok=True)  # DVC's output, even where no split is read (`splits: []`)
+    parser = None  # loaded for the first split: nothing to load for a corpus no stage reads (`splits: []`)
     counts: dict[str, int] = {}
     sentences = 0
     for path in files:
+        if parser is None:
+            parser = build_parser(ctx.cfg.parser)
         header = read_header(path)
         docs = list(read_jsonl(path, Document.from_dict))
         batch = 64  # documents per call: bounds memory, the parser batches sentences itself

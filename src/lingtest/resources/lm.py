@@ -37,7 +37,7 @@ from lingtest.resources.lm_packing import (
     plan_passes,
     shared_prefix_length,
 )
-from lingtest.resources.lm_rows import padded_head_rows, plan_rows, row_tensors
+from lingtest.resources.lm_rows import HEAD_ROWS, padded_head_rows, plan_rows, row_tensors
 from lingtest.resources.threads import idle_cpus, resolve_threads
 
 __all__ = ["Candidate", "CausalLMScorer", "MaskedLMScorer", "PackedGroups", "Reduction", "TokenScores",
@@ -346,6 +346,19 @@ class CausalLMScorer:
         return head_logprobs(head, hidden, rows, targets, softcap=cap, head_chunk=self.head_chunk,
                              vocab_chunk=self.vocab_chunk)
 
+    def _logprobs_at(self, hidden, head_rows: Sequence[int], targets: Sequence[int], multiple: int = 1):
+        """``log p(targets[k] | hidden[head_rows[k]])`` for every k: the head applied once to each distinct row of
+        ``hidden`` that is needed, the rows padded to a multiple of ``multiple`` with copies of the last
+        (:func:`lingtest.resources.lm_rows.padded_head_rows`)."""
+        import torch
+
+        dev = self.device
+        uniq = padded_head_rows(sorted(set(head_rows)), multiple)
+        where = {r: k for k, r in enumerate(uniq)}
+        return self._head_logprobs(hidden[torch.tensor(uniq, dtype=torch.long, device=dev)],
+                                   torch.tensor([where[r] for r in head_rows], dtype=torch.long, device=dev),
+                                   torch.tensor(list(targets), dtype=torch.long, device=dev))
+
     def _score_groups_batch(self, groups: list[list[list[int]]], plen: list[int],
                             relative: bool) -> list[list[float]]:
         """One batch of groups in **one** forward pass: ``groups[g]`` are token sequences sharing
@@ -361,12 +374,7 @@ class CausalLMScorer:
                                     attention_mask=pk.additive_mask(dtype).to(dev),
                                     position_ids=torch.tensor([pk.positions], dtype=torch.long, device=dev),
                                     use_cache=False)
-        hidden = out.last_hidden_state[0]
-        uniq = sorted(set(pk.head_rows))
-        where = {r: k for k, r in enumerate(uniq)}
-        lp = self._head_logprobs(hidden[torch.tensor(uniq, dtype=torch.long, device=dev)],
-                                 torch.tensor([where[r] for r in pk.head_rows], dtype=torch.long, device=dev),
-                                 torch.tensor(pk.targets, dtype=torch.long, device=dev))
+        lp = self._logprobs_at(out.last_hidden_state[0], pk.head_rows, pk.targets)
         n_texts = sum(len(g) for g in groups)
         sums = torch.zeros(n_texts, dtype=torch.float32, device=lp.device).index_add_(
             0, torch.tensor(pk.owners, dtype=torch.long, device=lp.device), lp).cpu().tolist()
@@ -462,13 +470,7 @@ class CausalLMScorer:
                     input_ids=torch.tensor([pk.ids], dtype=torch.long, device=dev),
                     attention_mask=pk.additive_mask(dtype).to(dev),
                     position_ids=torch.tensor([pk.positions], dtype=torch.long, device=dev), use_cache=False)
-                hidden = res.last_hidden_state[0]
-                uniq = sorted(set(pk.head_rows))
-                where = {r: k for k, r in enumerate(uniq)}
-                lp = self._head_logprobs(
-                    hidden[torch.tensor(uniq, dtype=torch.long, device=dev)],
-                    torch.tensor([where[r] for r in pk.head_rows], dtype=torch.long, device=dev),
-                    torch.tensor(pk.targets, dtype=torch.long, device=dev)).float().cpu().tolist()
+                lp = self._logprobs_at(res.last_hidden_state[0], pk.head_rows, pk.targets).float().cpu().tolist()
                 per_text: dict[int, list[float]] = {}
                 for owner, v in zip(pk.owners, lp, strict=True):  # each text's tokens in order
                     per_text.setdefault(owner, []).append(v)
@@ -584,12 +586,8 @@ class CausalLMScorer:
                                                position_ids=positions.to(dev), use_cache=False).last_hidden_state
                 flat = hidden.reshape(batch.size * batch.length, -1)
                 wanted = [b * batch.length + r for b, (_, pk) in enumerate(members) for r in pk.head_rows]
-                uniq = padded_head_rows(sorted(set(wanted)))
-                where = {r: k for k, r in enumerate(uniq)}
                 targets = [t for _, pk in members for t in pk.targets]
-                lp = self._head_logprobs(flat[torch.tensor(uniq, dtype=torch.long, device=dev)],
-                                         torch.tensor([where[r] for r in wanted], dtype=torch.long, device=dev),
-                                         torch.tensor(targets, dtype=torch.long, device=dev)).float().cpu().tolist()
+                lp = self._logprobs_at(flat, wanted, targets, HEAD_ROWS).float().cpu().tolist()
                 finished = []
                 k = 0
                 for g, pk in members:
